@@ -1,0 +1,193 @@
+//! `generator`: solve a game completely and write its database.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use boardsolve::registry::{AnyGame, GAMES};
+use boardsolve::solver::Progress;
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Solve a two-player board game perfectly and write the database of every
+/// reachable position (up to symmetry) with its exact value and remoteness.
+///
+/// With no arguments, solves British Square (5x5) and writes bsq.db in the
+/// current directory. The file is written to a temporary file beside the
+/// target, checksummed, and renamed into place only when complete.
+///
+/// Exit status: 0 on success, 1 on failure (bad game or variant, I/O error),
+/// 2 on a command-line usage error.
+#[derive(Parser, Debug)]
+#[command(version, about, long_about)]
+struct Args {
+    /// Output file. Default: bsq.db for standard British Square,
+    /// bsq-VARIANT.db (e.g. bsq-4x4.db) for its variants.
+    #[arg(short, long, value_name = "PATH")]
+    output: Option<PathBuf>,
+
+    /// Game to solve (see --list-games).
+    #[arg(long, value_name = "NAME", default_value = "british-square")]
+    game: String,
+
+    /// Comma-separated variant options, e.g. `center-allowed`, `4x4`,
+    /// `3x3,center-allowed`. Empty for the standard game.
+    #[arg(long, value_name = "SPEC", default_value = "")]
+    variant: String,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+
+    /// No progress bars.
+    #[arg(short, long)]
+    quiet: bool,
+
+    /// Print the summary as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+
+    /// List the known games and exit.
+    #[arg(long)]
+    list_games: bool,
+}
+
+/// Progress bars on stderr, one per phase; hidden with --quiet or when stderr
+/// is not a terminal.
+struct Bars {
+    quiet: bool,
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl Progress for Bars {
+    fn start_phase(&self, name: &str, total: u64) {
+        let bar = if self.quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>10} [{bar:40}] {pos}/{len} {elapsed_precise}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(name.to_owned());
+        if let Ok(mut b) = self.bar.lock() {
+            *b = Some(bar);
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if let Ok(b) = self.bar.lock() {
+            if let Some(b) = b.as_ref() {
+                b.inc(n);
+            }
+        }
+    }
+
+    fn finish_phase(&self) {
+        if let Ok(mut b) = self.bar.lock() {
+            if let Some(b) = b.take() {
+                b.finish();
+            }
+        }
+    }
+}
+
+fn default_output(game: &AnyGame) -> PathBuf {
+    let d = game.game().descriptor();
+    let short = match d.name {
+        "british-square" => "bsq",
+        other => other,
+    };
+    let standard = AnyGame::new(d.name, "").map(|g| g.game().descriptor().variant.clone());
+    if standard.as_deref() == Ok(d.variant.as_str()) {
+        PathBuf::from(format!("{short}.db"))
+    } else {
+        PathBuf::from(format!("{short}-{}.db", d.variant.replace(',', "-")))
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    if args.list_games {
+        for g in GAMES {
+            println!("{:<16} {}", g.name, g.about);
+        }
+        return Ok(());
+    }
+    let game = AnyGame::new(&args.game, &args.variant)?;
+    let output = args.output.clone().unwrap_or_else(|| default_output(&game));
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = args.threads {
+        anyhow::ensure!(n > 0, "--threads must be at least 1");
+        pool = pool.num_threads(n);
+    }
+    let pool = pool.build().context("cannot start worker threads")?;
+    let bars = Bars {
+        quiet: args.quiet,
+        bar: std::sync::Mutex::new(None),
+    };
+    let t0 = Instant::now();
+    let solution = pool
+        .install(|| game.solve(&bars))
+        .with_context(|| format!("solving {}", game.label()))?;
+    let solved = t0.elapsed();
+    boardsolve::db::write_database(&output, game.game().descriptor(), &solution)
+        .with_context(|| format!("writing {}", output.display()))?;
+    let total = t0.elapsed();
+
+    let g = game.game();
+    let start = g.start();
+    let start_value = solution
+        .get(g.canonical(start))
+        .context("the start position is missing from the solution")?;
+    let score = g.score(start, start_value.net);
+    let bytes = solution.records.len() as u64 * 8 + 4096;
+    if args.json {
+        let j = serde_json::json!({
+            "output": output.display().to_string(),
+            "game": g.descriptor().name,
+            "variant": g.descriptor().variant,
+            "states": solution.records.len(),
+            "layer_sizes": solution.layer_sizes,
+            "start_value": score,
+            "start_remoteness": start_value.remoteness,
+            "bytes": bytes,
+            "solve_seconds": solved.as_secs_f64(),
+            "total_seconds": total.as_secs_f64(),
+        });
+        println!("{j}");
+    } else {
+        println!(
+            "wrote {}: {}, {} canonical states, {} bytes",
+            output.display(),
+            game.label(),
+            solution.records.len(),
+            bytes
+        );
+        println!(
+            "start position: value {:+} ({}), remoteness {}",
+            score,
+            g.score_meaning(),
+            start_value.remoteness
+        );
+        println!(
+            "time: {:.2} s solving, {:.2} s in all",
+            solved.as_secs_f64(),
+            total.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("generator: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

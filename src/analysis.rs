@@ -1,0 +1,177 @@
+//! Answering positions from an open database: no search, only lookups.
+
+use crate::db::Database;
+use crate::game::{Edge, Game, Move, Player};
+use crate::value::Value;
+
+/// One legal move of an analysed position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveAnalysis {
+    /// The move.
+    pub mv: Move,
+    /// The position after the move (not canonicalised).
+    pub child: u64,
+    /// The value of the move for the player making it: the move's reward plus
+    /// what follows, and the remoteness of the current position through it.
+    pub value: Value,
+    /// The value stored for the position after the move (for its side to move).
+    pub child_value: Value,
+    /// The headline score after the move (British Square: X's final score).
+    pub score: i32,
+    /// True when the move keeps the best score for the mover.
+    pub best: bool,
+}
+
+/// Everything the database says about one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// The position.
+    pub state: u64,
+    /// Its canonical key.
+    pub canonical: u64,
+    /// The side to move.
+    pub to_move: Player,
+    /// Its value for the side to move.
+    pub value: Value,
+    /// The headline score (British Square: X's final score).
+    pub score: i32,
+    /// Every legal move, best first: by value for the mover, then by the
+    /// remoteness tie-break, then by move code.
+    pub moves: Vec<MoveAnalysis>,
+}
+
+impl Analysis {
+    /// True when the game is over.
+    pub fn is_terminal(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The moves that keep the best score.
+    pub fn best_moves(&self) -> impl Iterator<Item = &MoveAnalysis> {
+        self.moves.iter().filter(|m| m.best)
+    }
+}
+
+/// Why a position could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The position is not in a database that holds every reachable state.
+    #[error("position {position} cannot be reached from the start of the game")]
+    Unreachable {
+        /// The position, in the game's notation.
+        position: String,
+    },
+    /// The position is not in a partial database.
+    #[error("position {position} is not in this database")]
+    NotInDatabase {
+        /// The position, in the game's notation.
+        position: String,
+    },
+    /// The database contradicts itself: a child is missing or the values of
+    /// the children do not give the stored value.
+    #[error("database is inconsistent at {position}: {reason} (run `query verify`)")]
+    Inconsistent {
+        /// The position, in the game's notation.
+        position: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn lookup(game: &dyn Game, db: &Database, state: u64, canonical: u64) -> Result<Value, QueryError> {
+    db.get(canonical).ok_or_else(|| {
+        let position = game.format_position(state);
+        if db.header().is_complete() {
+            QueryError::Unreachable { position }
+        } else {
+            QueryError::NotInDatabase { position }
+        }
+    })
+}
+
+/// Analyses a position: its value and the value of every legal move.
+pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, QueryError> {
+    let canonical = game.canonical(state);
+    let value = lookup(game, db, state, canonical)?;
+    let mut edges: Vec<Edge> = Vec::with_capacity(32);
+    game.moves(state, &mut edges);
+    let mut canon: Vec<Edge> = Vec::with_capacity(edges.len());
+    game.canonical_children(state, &mut canon);
+    let inconsistent = |reason: String| QueryError::Inconsistent {
+        position: game.format_position(state),
+        reason,
+    };
+    let mut moves = Vec::with_capacity(edges.len());
+    for (i, e) in edges.iter().enumerate() {
+        // Both lists come in move order; fall back to a full canonicalisation
+        // if a game ever breaks that.
+        let child_key = match canon.get(i) {
+            Some(c) if c.mv == e.mv => c.child,
+            _ => game.canonical(e.child),
+        };
+        let child_value = db.get(child_key).ok_or_else(|| {
+            inconsistent(format!(
+                "the position after move {} is missing",
+                game.format_move(e.mv)
+            ))
+        })?;
+        moves.push(MoveAnalysis {
+            mv: e.mv,
+            child: e.child,
+            value: Value::through(e, child_value),
+            child_value,
+            score: game.score(e.child, child_value.net),
+            best: false,
+        });
+    }
+    moves.sort_by(|a, b| {
+        b.value
+            .preference()
+            .cmp(&a.value.preference())
+            .then(a.mv.cmp(&b.mv))
+    });
+    let derived = moves.first().map_or(Value::TERMINAL, |m| m.value);
+    if derived != value {
+        return Err(inconsistent(format!(
+            "stored value {value:?}, but the moves give {derived:?}"
+        )));
+    }
+    for m in &mut moves {
+        m.best = m.value.net == value.net;
+    }
+    Ok(Analysis {
+        state,
+        canonical,
+        to_move: game.to_move(state),
+        value,
+        score: game.score(state, value.net),
+        moves,
+    })
+}
+
+/// The line of perfect play from `state` to the end of the game: at each step
+/// the first move of [`analyze`]'s order. Returns the moves and the positions
+/// they lead to.
+pub fn principal_variation(
+    game: &dyn Game,
+    db: &Database,
+    state: u64,
+) -> Result<Vec<(Move, u64)>, QueryError> {
+    let mut line = Vec::new();
+    let mut s = state;
+    loop {
+        let a = analyze(game, db, s)?;
+        let Some(m) = a.moves.first() else {
+            return Ok(line);
+        };
+        // Remoteness strictly falls along the line, so this ends; guard anyway.
+        if line.len() > 4096 {
+            return Err(QueryError::Inconsistent {
+                position: game.format_position(s),
+                reason: "the line of perfect play does not end".into(),
+            });
+        }
+        line.push((m.mv, m.child));
+        s = m.child;
+    }
+}

@@ -1,0 +1,288 @@
+//! The 4096-byte file header (see `format-spec.md`, section "Header").
+
+use super::layout::RecordLayout;
+use super::DbError;
+
+/// The eight magic bytes a database starts with.
+pub const MAGIC: [u8; 8] = *b"BSOLVEDB";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// The byte-order mark, stored little-endian (bytes `0D 0C 0B 0A`).
+pub const BYTE_ORDER_MARK: u32 = 0x0A0B_0C0D;
+/// The size of the header; records start at this offset, page aligned.
+pub const HEADER_SIZE: usize = 4096;
+/// Layout kind 1: records sorted by key, binary searched.
+pub const LAYOUT_SORTED: u32 = 1;
+/// Flag bit 0: every reachable state of the game is in the file.
+pub const FLAG_COMPLETE: u32 = 1;
+
+/// Byte offsets of the header fields.
+mod off {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 8;
+    pub const BYTE_ORDER: usize = 12;
+    pub const HEADER_SIZE: usize = 16;
+    pub const LAYOUT_KIND: usize = 20;
+    pub const GAME_ID: usize = 24;
+    pub const FLAGS: usize = 28;
+    pub const GAME_NAME: usize = 32;
+    pub const VARIANT: usize = 64;
+    pub const FIELDS: usize = 128;
+    pub const RECORD_COUNT: usize = 136;
+    pub const RECORDS_OFFSET: usize = 144;
+    pub const RECORDS_CHECKSUM: usize = 152;
+    pub const START_KEY: usize = 168;
+    pub const GENERATOR: usize = 176;
+    pub const RESERVED: usize = 208;
+    pub const HEADER_CHECKSUM: usize = 4088;
+}
+/// Width of the game-name field.
+pub const GAME_NAME_LEN: usize = off::VARIANT - off::GAME_NAME;
+/// Width of the variant field.
+pub const VARIANT_LEN: usize = off::FIELDS - off::VARIANT;
+/// Width of the generator field.
+pub const GENERATOR_LEN: usize = off::RESERVED - off::GENERATOR;
+
+// The field table must tile the header exactly.
+const _: () = assert!(off::HEADER_CHECKSUM + 8 == HEADER_SIZE);
+const _: () = assert!(off::RECORDS_CHECKSUM + 16 == off::START_KEY);
+const _: () = assert!(HEADER_SIZE % 8 == 0);
+
+/// The decoded header of a database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Numeric game id.
+    pub game_id: u32,
+    /// Flag bits ([`FLAG_COMPLETE`]).
+    pub flags: u32,
+    /// Registry name of the game.
+    pub game_name: String,
+    /// Canonical variant spec.
+    pub variant: String,
+    /// Record bit layout.
+    pub layout: RecordLayout,
+    /// Number of records.
+    pub record_count: u64,
+    /// xxh3-128 of the record bytes.
+    pub records_checksum: u128,
+    /// Canonical key of the start position.
+    pub start_key: u64,
+    /// Name and version of the program that wrote the file.
+    pub generator: String,
+}
+
+fn put_str(buf: &mut [u8], at: usize, len: usize, s: &str, field: &'static str) -> Result<(), DbError> {
+    if s.len() > len || !s.is_ascii() || s.bytes().any(|b| b == 0) {
+        return Err(DbError::HeaderField {
+            field,
+            reason: format!("{s:?} is not ASCII of at most {len} bytes"),
+        });
+    }
+    buf[at..at + s.len()].copy_from_slice(s.as_bytes());
+    Ok(())
+}
+
+fn get_str(buf: &[u8], at: usize, len: usize, field: &'static str) -> Result<String, DbError> {
+    let raw = &buf[at..at + len];
+    let end = raw.iter().position(|&b| b == 0).unwrap_or(len);
+    let (text, pad) = raw.split_at(end);
+    if !text.iter().all(|b| b.is_ascii_graphic() || *b == b' ') || pad.iter().any(|&b| b != 0) {
+        return Err(DbError::HeaderField {
+            field,
+            reason: "not NUL-padded printable ASCII".into(),
+        });
+    }
+    Ok(String::from_utf8_lossy(text).into_owned())
+}
+
+fn u32_at(buf: &[u8], at: usize) -> u32 {
+    let mut b = [0; 4];
+    b.copy_from_slice(&buf[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+fn u64_at(buf: &[u8], at: usize) -> u64 {
+    let mut b = [0; 8];
+    b.copy_from_slice(&buf[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// The header checksum: xxh3-64 of every header byte before the checksum.
+pub fn header_checksum(buf: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&buf[..off::HEADER_CHECKSUM])
+}
+
+impl Header {
+    /// Encodes the header, checksum included.
+    pub fn encode(&self) -> Result<Vec<u8>, DbError> {
+        let mut b = vec![0u8; HEADER_SIZE];
+        b[off::MAGIC..off::MAGIC + 8].copy_from_slice(&MAGIC);
+        b[off::VERSION..off::VERSION + 4].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b[off::BYTE_ORDER..off::BYTE_ORDER + 4].copy_from_slice(&BYTE_ORDER_MARK.to_le_bytes());
+        b[off::HEADER_SIZE..off::HEADER_SIZE + 4].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        b[off::LAYOUT_KIND..off::LAYOUT_KIND + 4].copy_from_slice(&LAYOUT_SORTED.to_le_bytes());
+        b[off::GAME_ID..off::GAME_ID + 4].copy_from_slice(&self.game_id.to_le_bytes());
+        b[off::FLAGS..off::FLAGS + 4].copy_from_slice(&self.flags.to_le_bytes());
+        put_str(&mut b, off::GAME_NAME, GAME_NAME_LEN, &self.game_name, "game_name")?;
+        put_str(&mut b, off::VARIANT, VARIANT_LEN, &self.variant, "variant")?;
+        let l = &self.layout;
+        if !l.is_well_formed() {
+            return Err(DbError::HeaderField {
+                field: "record_layout",
+                reason: format!("{l:?} is not a valid layout"),
+            });
+        }
+        let fields = [
+            l.key_shift,
+            l.key_bits,
+            l.value_shift,
+            l.value_bits,
+            l.remoteness_shift,
+            l.remoteness_bits,
+        ];
+        for (i, f) in fields.iter().enumerate() {
+            b[off::FIELDS + i] = *f as u8;
+        }
+        b[off::RECORD_COUNT..off::RECORD_COUNT + 8].copy_from_slice(&self.record_count.to_le_bytes());
+        b[off::RECORDS_OFFSET..off::RECORDS_OFFSET + 8].copy_from_slice(&(HEADER_SIZE as u64).to_le_bytes());
+        b[off::RECORDS_CHECKSUM..off::RECORDS_CHECKSUM + 16].copy_from_slice(&self.records_checksum.to_le_bytes());
+        b[off::START_KEY..off::START_KEY + 8].copy_from_slice(&self.start_key.to_le_bytes());
+        put_str(&mut b, off::GENERATOR, GENERATOR_LEN, &self.generator, "generator")?;
+        let sum = header_checksum(&b);
+        b[off::HEADER_CHECKSUM..].copy_from_slice(&sum.to_le_bytes());
+        Ok(b)
+    }
+
+    /// Decodes and validates a header from the first bytes of a file.
+    ///
+    /// Checks, in order: length, magic, version, byte-order mark, header
+    /// checksum, then every field. The file size is checked by the reader.
+    pub fn decode(buf: &[u8]) -> Result<Header, DbError> {
+        if buf.len() < HEADER_SIZE {
+            return Err(DbError::TooSmall { len: buf.len() as u64 });
+        }
+        let buf = &buf[..HEADER_SIZE];
+        if buf[off::MAGIC..off::MAGIC + 8] != MAGIC {
+            return Err(DbError::BadMagic);
+        }
+        let version = u32_at(buf, off::VERSION);
+        if version != FORMAT_VERSION {
+            return Err(DbError::UnsupportedVersion { found: version });
+        }
+        let bom = u32_at(buf, off::BYTE_ORDER);
+        if bom != BYTE_ORDER_MARK {
+            return Err(DbError::ByteOrder { found: bom });
+        }
+        let stored = u64_at(buf, off::HEADER_CHECKSUM);
+        let computed = header_checksum(buf);
+        if stored != computed {
+            return Err(DbError::HeaderChecksum { stored, computed });
+        }
+        let bad = |field: &'static str, reason: String| DbError::HeaderField { field, reason };
+        let size = u32_at(buf, off::HEADER_SIZE);
+        if size as usize != HEADER_SIZE {
+            return Err(bad("header_size", format!("{size}, expected {HEADER_SIZE}")));
+        }
+        let kind = u32_at(buf, off::LAYOUT_KIND);
+        if kind != LAYOUT_SORTED {
+            return Err(bad("layout_kind", format!("{kind} is not a known layout")));
+        }
+        let f = |i: usize| u32::from(buf[off::FIELDS + i]);
+        let layout = RecordLayout {
+            key_shift: f(0),
+            key_bits: f(1),
+            value_shift: f(2),
+            value_bits: f(3),
+            remoteness_shift: f(4),
+            remoteness_bits: f(5),
+        };
+        if !layout.is_well_formed() || buf[off::FIELDS + 6..off::RECORD_COUNT].iter().any(|&b| b != 0) {
+            return Err(bad("record_layout", format!("{layout:?} is not a valid layout")));
+        }
+        let offset = u64_at(buf, off::RECORDS_OFFSET);
+        if offset != HEADER_SIZE as u64 {
+            return Err(bad("records_offset", format!("{offset}, expected {HEADER_SIZE}")));
+        }
+        if buf[off::RESERVED..off::HEADER_CHECKSUM].iter().any(|&b| b != 0) {
+            return Err(bad("reserved", "reserved bytes are not zero".into()));
+        }
+        let flags = u32_at(buf, off::FLAGS);
+        if flags & !FLAG_COMPLETE != 0 {
+            return Err(bad("flags", format!("unknown flag bits {flags:#x}")));
+        }
+        let mut checksum = [0u8; 16];
+        checksum.copy_from_slice(&buf[off::RECORDS_CHECKSUM..off::RECORDS_CHECKSUM + 16]);
+        Ok(Header {
+            game_id: u32_at(buf, off::GAME_ID),
+            flags,
+            game_name: get_str(buf, off::GAME_NAME, GAME_NAME_LEN, "game_name")?,
+            variant: get_str(buf, off::VARIANT, VARIANT_LEN, "variant")?,
+            layout,
+            record_count: u64_at(buf, off::RECORD_COUNT),
+            records_checksum: u128::from_le_bytes(checksum),
+            start_key: u64_at(buf, off::START_KEY),
+            generator: get_str(buf, off::GENERATOR, GENERATOR_LEN, "generator")?,
+        })
+    }
+
+    /// The file size this header implies, or an error if it overflows.
+    pub fn expected_file_size(&self) -> Result<u64, DbError> {
+        self.record_count
+            .checked_mul(8)
+            .and_then(|n| n.checked_add(HEADER_SIZE as u64))
+            .ok_or_else(|| DbError::HeaderField {
+                field: "record_count",
+                reason: format!("{} records cannot fit in a file", self.record_count),
+            })
+    }
+
+    /// True when the file holds every reachable state.
+    pub fn is_complete(&self) -> bool {
+        self.flags & FLAG_COMPLETE != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Header {
+        Header {
+            game_id: 1,
+            flags: FLAG_COMPLETE,
+            game_name: "british-square".into(),
+            variant: "5x5".into(),
+            layout: RecordLayout {
+                key_shift: 12,
+                key_bits: 51,
+                value_shift: 6,
+                value_bits: 6,
+                remoteness_shift: 0,
+                remoteness_bits: 6,
+            },
+            record_count: 42,
+            records_checksum: 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
+            start_key: 0,
+            generator: "boardsolve 0.1.0".into(),
+        }
+    }
+
+    #[test]
+    fn header_round_trips() {
+        let h = sample();
+        let bytes = h.encode().unwrap();
+        assert_eq!(bytes.len(), HEADER_SIZE);
+        assert_eq!(Header::decode(&bytes).unwrap(), h);
+        assert_eq!(h.expected_file_size().unwrap(), 4096 + 42 * 8);
+    }
+
+    #[test]
+    fn any_flipped_bit_is_caught() {
+        let bytes = sample().encode().unwrap();
+        for byte in (0..HEADER_SIZE).step_by(7) {
+            let mut b = bytes.clone();
+            b[byte] ^= 0x10;
+            assert!(Header::decode(&b).is_err(), "flip in byte {byte} went unnoticed");
+        }
+    }
+}

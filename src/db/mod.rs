@@ -1,0 +1,107 @@
+//! The database file: header, writer, reader and verifier.
+//!
+//! The layout is a public contract, specified byte by byte in `format-spec.md`:
+//! a 4096-byte little-endian header, then the records as little-endian `u64`s,
+//! sorted strictly ascending, each a canonical state key in the high bits and
+//! its value in the low bits (see [`layout::RecordLayout`]).
+
+pub mod header;
+pub mod layout;
+pub mod reader;
+pub mod verify;
+pub mod writer;
+
+use std::path::PathBuf;
+
+pub use header::Header;
+pub use layout::RecordLayout;
+pub use reader::Database;
+pub use writer::write_database;
+
+/// Everything that can be wrong with a database file or its use.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The file could not be opened, read, mapped or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The path is a directory or some other non-file.
+    #[error("{}: not a regular file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file is shorter than a header.
+    #[error("file is {len} bytes, shorter than the {} byte header: truncated or not a database", header::HEADER_SIZE)]
+    TooSmall {
+        /// The file's length.
+        len: u64,
+    },
+    /// The file does not start with the magic bytes.
+    #[error("not a boardsolve database (bad magic bytes)")]
+    BadMagic,
+    /// The format version is not one this build reads.
+    #[error("unsupported format version {found} (this build reads version {})", header::FORMAT_VERSION)]
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u32,
+    },
+    /// The byte-order mark is wrong.
+    #[error("bad byte-order mark {found:#010x}: not a little-endian boardsolve database")]
+    ByteOrder {
+        /// The mark found.
+        found: u32,
+    },
+    /// The header checksum does not match.
+    #[error("header checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): the header is corrupted")]
+    HeaderChecksum {
+        /// Checksum stored in the file.
+        stored: u64,
+        /// Checksum of the header bytes.
+        computed: u64,
+    },
+    /// A header field holds an impossible value.
+    #[error("invalid header field `{field}`: {reason}")]
+    HeaderField {
+        /// The field's name.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The file size disagrees with the record count.
+    #[error("file is {actual} bytes but its header promises {expected}: truncated or padded")]
+    Size {
+        /// Size implied by the header.
+        expected: u64,
+        /// Actual size.
+        actual: u64,
+    },
+    /// The records checksum does not match.
+    #[error("records checksum mismatch: the records are corrupted")]
+    RecordsChecksum,
+    /// The database is of an unknown game or variant.
+    #[error("database of unsupported game: {0}")]
+    Game(#[from] crate::registry::GameError),
+    /// The database is not of the game the caller asked for.
+    #[error("database holds {found}, not {expected}")]
+    WrongGame {
+        /// What the caller asked for.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
+    /// A record breaks an invariant (found by verification).
+    #[error("record {index} (key {key:#x}): {reason}")]
+    BadRecord {
+        /// Index of the record.
+        index: u64,
+        /// Its key.
+        key: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}

@@ -1,0 +1,124 @@
+//! Opening a database: map it, validate it, look states up.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::{Advice, Mmap};
+
+use super::header::{Header, HEADER_SIZE};
+use super::DbError;
+use crate::value::Value;
+
+/// An open, validated, memory-mapped database.
+///
+/// [`Database::open`] checks the header (magic, version, byte order,
+/// checksum, fields) and that the file size matches the record count; it does
+/// not read the records. [`Database::verify_checksum`] reads them all.
+#[derive(Debug)]
+pub struct Database {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+}
+
+impl Database {
+    /// Opens and validates a database file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
+        let path = path.as_ref().to_path_buf();
+        let io = |source| DbError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = File::open(&path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(DbError::NotAFile { path });
+        }
+        // SAFETY: the map is read-only. Writers never modify a published file
+        // in place (they write a new file and rename it over the old one), so
+        // the mapped bytes do not change under us.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let header = Header::decode(&map)?;
+        let expected = header.expected_file_size()?;
+        let actual = map.len() as u64;
+        if expected != actual {
+            return Err(DbError::Size { expected, actual });
+        }
+        // Lookups touch few pages at random.
+        let _ = map.advise(Advice::Random);
+        let db = Database { path, map, header };
+        // Page alignment of the map and the size check make this infallible,
+        // but check anyway rather than trust.
+        if bytemuck::try_cast_slice::<u8, u64>(&db.map[HEADER_SIZE..]).is_err() {
+            return Err(DbError::HeaderField {
+                field: "records_offset",
+                reason: "records are not 8-byte aligned in memory".into(),
+            });
+        }
+        Ok(db)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The decoded header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The records, as stored (little-endian `u64`s).
+    pub fn raw_records(&self) -> &[u64] {
+        bytemuck::try_cast_slice(&self.map[HEADER_SIZE..]).unwrap_or(&[])
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> u64 {
+        self.header.record_count
+    }
+
+    /// True when the database has no records.
+    pub fn is_empty(&self) -> bool {
+        self.header.record_count == 0
+    }
+
+    /// Record `i`, in host byte order.
+    #[inline]
+    pub fn record(&self, i: usize) -> Option<u64> {
+        self.raw_records().get(i).map(|&r| u64::from_le(r))
+    }
+
+    /// The index of the record holding `key`, if any.
+    #[inline]
+    pub fn find(&self, key: u64) -> Option<usize> {
+        let layout = &self.header.layout;
+        if layout.key_bits < 64 && key >> layout.key_bits != 0 {
+            return None;
+        }
+        let first = layout.first_record(key);
+        let records = self.raw_records();
+        let i = records.partition_point(|&r| u64::from_le(r) < first);
+        let r = u64::from_le(*records.get(i)?);
+        (layout.key(r) == key).then_some(i)
+    }
+
+    /// The value stored for canonical key `key`, if the file holds it.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<Value> {
+        let i = self.find(key)?;
+        self.record(i).map(|r| self.header.layout.value(r))
+    }
+
+    /// Reads every record and checks the records checksum.
+    pub fn verify_checksum(&self) -> Result<(), DbError> {
+        let _ = self.map.advise(Advice::Sequential);
+        let sum = xxhash_rust::xxh3::xxh3_128(&self.map[HEADER_SIZE..]);
+        let _ = self.map.advise(Advice::Random);
+        if sum == self.header.records_checksum {
+            Ok(())
+        } else {
+            Err(DbError::RecordsChecksum)
+        }
+    }
+}

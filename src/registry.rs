@@ -1,0 +1,136 @@
+//! The games this build knows, by name.
+
+use crate::db::header::Header;
+use crate::db::layout::RecordLayout;
+use crate::db::DbError;
+use crate::game::british_square::{self, BritishSquare};
+use crate::game::Game;
+use crate::solver::{self, Progress, Solution, SolveError};
+
+/// Registry entry: name, id and a one-line description of a game.
+#[derive(Clone, Copy, Debug)]
+pub struct GameInfo {
+    /// Name used on the command line and in database headers.
+    pub name: &'static str,
+    /// Numeric id in database headers.
+    pub id: u32,
+    /// What the game is and which variants it has.
+    pub about: &'static str,
+}
+
+/// Every game this build knows.
+pub const GAMES: &[GameInfo] = &[GameInfo {
+    name: british_square::NAME,
+    id: british_square::ID,
+    about: "British Square: place pieces, never next to an opposing piece. \
+            Variants: 3x3, 4x4, 5x5 (default), center-allowed",
+}];
+
+/// Why a game could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// No game has this name.
+    #[error("unknown game {name:?} (known: {known})")]
+    UnknownGame {
+        /// The name asked for.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+    /// The game id does not match the name.
+    #[error("game {name:?} has id {expected}, not {found}")]
+    IdMismatch {
+        /// The game's name.
+        name: String,
+        /// Its id.
+        expected: u32,
+        /// The id given.
+        found: u32,
+    },
+    /// The variant spec is not valid for the game.
+    #[error("bad variant {spec:?} for {game}: {reason}")]
+    BadVariant {
+        /// The game.
+        game: &'static str,
+        /// The spec given.
+        spec: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A game of any kind this build knows, with its variant.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    /// British Square.
+    BritishSquare(BritishSquare),
+}
+
+impl AnyGame {
+    /// Sets up a game by name and variant spec (empty for the default).
+    pub fn new(name: &str, variant: &str) -> Result<AnyGame, GameError> {
+        let bad_variant = |game, reason: String| GameError::BadVariant {
+            game,
+            spec: variant.to_owned(),
+            reason,
+        };
+        match name {
+            british_square::NAME => BritishSquare::from_variant(variant)
+                .map(AnyGame::BritishSquare)
+                .map_err(|e| bad_variant(british_square::NAME, e.0)),
+            _ => Err(GameError::UnknownGame {
+                name: name.to_owned(),
+                known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// Sets up the game a database header names, and checks that the header's
+    /// record layout is the one this build uses for it.
+    pub fn from_header(header: &Header) -> Result<AnyGame, DbError> {
+        let game = AnyGame::new(&header.game_name, &header.variant)?;
+        let desc = game.game().descriptor();
+        if desc.id != header.game_id {
+            return Err(GameError::IdMismatch {
+                name: header.game_name.clone(),
+                expected: desc.id,
+                found: header.game_id,
+            }
+            .into());
+        }
+        if desc.variant != header.variant {
+            return Err(DbError::HeaderField {
+                field: "variant",
+                reason: format!("{:?} is not in canonical form ({:?})", header.variant, desc.variant),
+            });
+        }
+        let layout = RecordLayout::for_game(desc);
+        if layout != header.layout {
+            return Err(DbError::HeaderField {
+                field: "record_layout",
+                reason: format!("{:?} differs from this game's layout {layout:?}", header.layout),
+            });
+        }
+        Ok(game)
+    }
+
+    /// The game, as a trait object.
+    pub fn game(&self) -> &dyn Game {
+        match self {
+            AnyGame::BritishSquare(g) => g,
+        }
+    }
+
+    /// Solves the game (monomorphised per game for speed).
+    pub fn solve(&self, progress: &dyn Progress) -> Result<Solution, SolveError> {
+        match self {
+            AnyGame::BritishSquare(g) => solver::solve(g, progress),
+        }
+    }
+
+    /// A human-readable name: `british-square 5x5`.
+    pub fn label(&self) -> String {
+        let d = self.game().descriptor();
+        format!("{} {}", d.name, d.variant)
+    }
+}
