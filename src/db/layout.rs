@@ -142,7 +142,7 @@ mod tests {
             remoteness_bits: 6,
         };
         assert!(l.is_well_formed());
-        for net in [-32, -25, -1, 0, 1, 25, 31] {
+        for net in [-32i32, -25, -1, 0, 1, 25, 31] {
             for remoteness in [0, 1, 50, 63] {
                 let key = (1u64 << 51) - 1 - net.unsigned_abs() as u64;
                 let v = Value { net, remoteness };

@@ -474,7 +474,11 @@ impl Game for BritishSquare {
         if let Some(rest) = t.strip_prefix("moves:") {
             return self.parse_move_list(rest);
         }
-        if t.starts_with(|c: char| c.is_ascii_digit()) {
+        // A move list starts with a move (cell number, coordinate or pass);
+        // a board never does.
+        let first = t.split(|c: char| c == ',' || c.is_whitespace()).next().unwrap_or("");
+        let is_pass = first.eq_ignore_ascii_case("pass") || first.eq_ignore_ascii_case("p");
+        if is_pass || self.parse_cell(first).is_some() || first.starts_with(|c: char| c.is_ascii_digit()) {
             return self.parse_move_list(t);
         }
         self.parse_board(t)
