@@ -18,6 +18,7 @@
 pub mod analysis;
 pub mod db;
 pub mod game;
+pub mod progress;
 pub mod registry;
 pub mod solver;
 pub mod value;

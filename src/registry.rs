@@ -101,14 +101,20 @@ impl AnyGame {
         if desc.variant != header.variant {
             return Err(DbError::HeaderField {
                 field: "variant",
-                reason: format!("{:?} is not in canonical form ({:?})", header.variant, desc.variant),
+                reason: format!(
+                    "{:?} is not in canonical form ({:?})",
+                    header.variant, desc.variant
+                ),
             });
         }
         let layout = RecordLayout::for_game(desc);
         if layout != header.layout {
             return Err(DbError::HeaderField {
                 field: "record_layout",
-                reason: format!("{:?} differs from this game's layout {layout:?}", header.layout),
+                reason: format!(
+                    "{:?} differs from this game's layout {layout:?}",
+                    header.layout
+                ),
             });
         }
         Ok(game)

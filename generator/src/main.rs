@@ -5,10 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use boardsolve::progress::Bars;
 use boardsolve::registry::{AnyGame, GAMES};
-use boardsolve::solver::Progress;
 use clap::Parser;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Solve a two-player board game perfectly and write the database of every
 /// reachable position (up to symmetry) with its exact value and remoteness.
@@ -53,48 +52,6 @@ struct Args {
     list_games: bool,
 }
 
-/// Progress bars on stderr, one per phase; hidden with --quiet or when stderr
-/// is not a terminal.
-struct Bars {
-    quiet: bool,
-    bar: std::sync::Mutex<Option<ProgressBar>>,
-}
-
-impl Progress for Bars {
-    fn start_phase(&self, name: &str, total: u64) {
-        let bar = if self.quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>10} [{bar:40}] {pos}/{len} {elapsed_precise}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(name.to_owned());
-        if let Ok(mut b) = self.bar.lock() {
-            *b = Some(bar);
-        }
-    }
-
-    fn advance(&self, n: u64) {
-        if let Ok(b) = self.bar.lock() {
-            if let Some(b) = b.as_ref() {
-                b.inc(n);
-            }
-        }
-    }
-
-    fn finish_phase(&self) {
-        if let Ok(mut b) = self.bar.lock() {
-            if let Some(b) = b.take() {
-                b.finish();
-            }
-        }
-    }
-}
-
 fn default_output(game: &AnyGame) -> PathBuf {
     let d = game.game().descriptor();
     let short = match d.name {
@@ -124,10 +81,7 @@ fn run(args: Args) -> Result<()> {
         pool = pool.num_threads(n);
     }
     let pool = pool.build().context("cannot start worker threads")?;
-    let bars = Bars {
-        quiet: args.quiet,
-        bar: std::sync::Mutex::new(None),
-    };
+    let bars = Bars::new(args.quiet);
     let t0 = Instant::now();
     let solution = pool
         .install(|| game.solve(&bars))

@@ -1,1 +1,380 @@
-fn main() {}
+//! `query`: answer positions from a solved-game database, without solving.
+
+mod answer;
+mod lines;
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use boardsolve::db::verify::verify;
+use boardsolve::progress::Bars;
+use boardsolve::registry::AnyGame;
+use boardsolve::{analyze, principal_variation, Database, DbError, Game};
+use clap::{Args, Parser, Subcommand};
+use rayon::prelude::*;
+
+/// Exit status: every position answered.
+const EXIT_OK: u8 = 0;
+/// Exit status: at least one position was malformed, illegal or unreachable.
+const EXIT_BAD_POSITION: u8 = 1;
+/// Exit status: the database cannot be used, or verification failed.
+const EXIT_BAD_DATABASE: u8 = 3;
+
+/// Answer positions of a solved game from its database: the exact value, the
+/// remoteness, the best moves and the value of every legal move. Nothing is
+/// solved: the position is canonicalised and looked up in the memory-mapped
+/// file.
+///
+/// POSITION (British Square): 25 characters of `.`, `X`, `O` row-major from
+/// the top-left, rows optionally separated by `/`, optionally followed by a
+/// space and the side to move (`X` or `O`), e.g. "X...X/...../...../...../....O O";
+/// or a list of moves from the start, e.g. "0,24,4" or "a1 e5 e1"; or `start`.
+/// With no POSITION, the start position. With `-`, positions are read from
+/// stdin, one per line, and each line gets one answer (one JSON line with
+/// --json), streaming.
+///
+/// Exit status: 0 all positions answered; 1 some position was malformed,
+/// illegal or unreachable (the others are still answered); 2 usage error;
+/// 3 the database is missing, corrupted, of another format or another game,
+/// or failed verification.
+#[derive(Parser, Debug)]
+#[command(version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    #[command(flatten)]
+    db: DbArgs,
+
+    #[command(flatten)]
+    ask: Ask,
+}
+
+#[derive(Args, Debug, Clone)]
+struct DbArgs {
+    /// Database file.
+    #[arg(long, value_name = "FILE", default_value = "bsq.db", global = true)]
+    db: PathBuf,
+
+    /// Fail unless the database holds this game (e.g. british-square).
+    #[arg(long, value_name = "NAME", global = true)]
+    game: Option<String>,
+
+    /// Machine-readable output: one JSON object per line.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct Ask {
+    /// Also print the line of perfect play to the end of the game.
+    #[arg(long)]
+    pv: bool,
+
+    /// Positions to answer (`-` reads them from stdin).
+    #[arg(value_name = "POSITION")]
+    positions: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check a database completely: checksums, order, every key a valid
+    /// canonical state, every value re-derived from its children.
+    Verify {
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Describe a database: game, variant, size, layout.
+    Info,
+}
+
+/// A failure with its exit status.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        Failure { code: 1, error }
+    }
+}
+
+fn db_failure(e: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        code: EXIT_BAD_DATABASE,
+        error: e.into(),
+    }
+}
+
+/// Opens and validates a database, and sets up its game.
+fn open(args: &DbArgs) -> Result<(Database, AnyGame), Failure> {
+    let path = &args.db;
+    let db = Database::open(path)
+        .with_context(|| format!("database {}", path.display()))
+        .map_err(db_failure)?;
+    let game = AnyGame::from_header(db.header())
+        .with_context(|| format!("database {}", path.display()))
+        .map_err(db_failure)?;
+    if let Some(want) = &args.game {
+        if want != &db.header().game_name {
+            return Err(db_failure(
+                anyhow::Error::new(DbError::WrongGame {
+                    expected: want.clone(),
+                    found: game.label(),
+                })
+                .context(format!("database {}", path.display())),
+            ));
+        }
+    }
+    Ok((db, game))
+}
+
+/// Answers one position: the text to print, or the error message.
+fn answer_one(
+    game: &dyn Game,
+    db: &Database,
+    input: &str,
+    json: bool,
+    pv: bool,
+) -> Result<String, String> {
+    let state = game.parse_position(input).map_err(|e| e.to_string())?;
+    let a = analyze(game, db, state).map_err(|e| e.to_string())?;
+    let line = if pv {
+        Some(principal_variation(game, db, state).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    Ok(if json {
+        answer::json(game, input, &a, line.as_deref())
+    } else {
+        answer::human(game, &a, line.as_deref())
+    })
+}
+
+/// Lines answered together in batch mode: enough to keep both cores busy,
+/// few enough that memory stays flat.
+const BATCH: usize = 4096;
+
+/// Answers positions from stdin, streaming. Returns the number of bad lines.
+fn answer_stdin(
+    game: &dyn Game,
+    db: &Database,
+    json: bool,
+    pv: bool,
+    out: &mut impl Write,
+) -> Result<u64> {
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    let mut bad = 0u64;
+    let mut line_no = 0u64;
+    loop {
+        let mut batch = Vec::with_capacity(BATCH);
+        while batch.len() < BATCH {
+            match lines::next_line(&mut input, &mut buf).context("reading stdin")? {
+                Some(l) => batch.push(l),
+                None => break,
+            }
+        }
+        if batch.is_empty() {
+            return Ok(bad);
+        }
+        let answers: Vec<(String, Result<String, String>)> = batch
+            .into_par_iter()
+            .map(|line| match line {
+                lines::Line::Text(t) => {
+                    let r = answer_one(game, db, &t, json, pv);
+                    (t, r)
+                }
+                lines::Line::BadUtf8(t) => (t, Err("input line is not valid UTF-8".to_owned())),
+                lines::Line::TooLong(t) => (
+                    t,
+                    Err(format!(
+                        "input line is longer than {} bytes",
+                        lines::MAX_LINE
+                    )),
+                ),
+            })
+            .collect();
+        let fill = answers.len() < BATCH;
+        for (input, r) in answers {
+            line_no += 1;
+            match r {
+                Ok(text) => writeln!(out, "{text}")?,
+                Err(e) => {
+                    bad += 1;
+                    if json {
+                        writeln!(out, "{}", answer::json_error(&input, &e))?;
+                    } else {
+                        eprintln!("query: line {line_no}: {e}");
+                    }
+                }
+            }
+        }
+        // Let a pipeline see each answer batch as soon as it is ready.
+        out.flush()?;
+        if fill {
+            return Ok(bad);
+        }
+    }
+}
+
+fn run_ask(db_args: &DbArgs, ask: &Ask) -> Result<u8, Failure> {
+    let (db, game) = open(db_args)?;
+    let json = db_args.json;
+    let game = game.game();
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let start = ["start".to_owned()];
+    let positions: &[String] = if ask.positions.is_empty() {
+        &start
+    } else {
+        &ask.positions
+    };
+    let mut bad = 0u64;
+    let mut first = true;
+    for p in positions {
+        if p == "-" {
+            bad += answer_stdin(game, &db, json, ask.pv, &mut out)?;
+            continue;
+        }
+        match answer_one(game, &db, p, json, ask.pv) {
+            Ok(text) => {
+                if !json && !first {
+                    writeln!(out).context("writing output")?;
+                }
+                write!(out, "{text}").context("writing output")?;
+                if json {
+                    writeln!(out).context("writing output")?;
+                }
+            }
+            Err(e) => {
+                bad += 1;
+                if json {
+                    writeln!(out, "{}", answer::json_error(p, &e)).context("writing output")?;
+                }
+                out.flush().context("writing output")?;
+                eprintln!("query: error: {e}");
+            }
+        }
+        first = false;
+    }
+    out.flush().context("writing output")?;
+    Ok(if bad > 0 { EXIT_BAD_POSITION } else { EXIT_OK })
+}
+
+fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
+    let json = db_args.json;
+    let (db, game) = open(db_args)?;
+    let bars = Bars::new(quiet);
+    let path = db_args.db.display().to_string();
+    match verify(&db, game.game(), &bars) {
+        Ok(report) => {
+            if json {
+                let j = serde_json::json!({
+                    "db": path, "ok": true, "game": game.game().descriptor().name,
+                    "variant": game.game().descriptor().variant,
+                    "records": report.records, "children_checked": report.children_checked,
+                });
+                println!("{j}");
+            } else {
+                println!(
+                    "{path}: OK: {} ({} records): checksums, order, canonical keys{}",
+                    game.label(),
+                    report.records,
+                    if report.children_checked {
+                        ", every value re-derived from its children"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            Ok(EXIT_OK)
+        }
+        Err(e) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"db": path, "ok": false, "error": e.to_string()})
+                );
+            }
+            Err(db_failure(
+                anyhow::Error::new(e).context(format!("{path} failed verification")),
+            ))
+        }
+    }
+}
+
+fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
+    let json = db_args.json;
+    let (db, game) = open(db_args)?;
+    let h = db.header();
+    let g = game.game();
+    let start = g.start();
+    let start_value = db.get(g.canonical(start));
+    if json {
+        let l = &h.layout;
+        let j = serde_json::json!({
+            "db": db_args.db.display().to_string(),
+            "game": h.game_name, "game_id": h.game_id, "variant": h.variant,
+            "records": h.record_count, "complete": h.is_complete(), "generator": h.generator,
+            "layout": {"key_shift": l.key_shift, "key_bits": l.key_bits, "value_shift": l.value_shift,
+                       "value_bits": l.value_bits, "remoteness_shift": l.remoteness_shift,
+                       "remoteness_bits": l.remoteness_bits},
+            "start_value": start_value.map(|v| g.score(start, v.net)),
+            "start_remoteness": start_value.map(|v| v.remoteness),
+        });
+        println!("{j}");
+    } else {
+        println!("database:   {}", db_args.db.display());
+        println!(
+            "game:       {} (id {}), variant {}",
+            h.game_name, h.game_id, h.variant
+        );
+        println!(
+            "records:    {} ({})",
+            h.record_count,
+            if h.is_complete() {
+                "complete"
+            } else {
+                "partial"
+            }
+        );
+        println!("written by: {}", h.generator);
+        if let Some(v) = start_value {
+            println!(
+                "start:      value {:+}, remoteness {} ({})",
+                g.score(start, v.net),
+                v.remoteness,
+                g.score_meaning()
+            );
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        None => run_ask(&cli.db, &cli.ask),
+        Some(Command::Verify { quiet }) => run_verify(&cli.db, *quiet),
+        Some(Command::Info) => run_info(&cli.db),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            // A closed pipe downstream is not an error worth reporting.
+            if let Some(e) = f.error.downcast_ref::<io::Error>() {
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    return ExitCode::from(EXIT_OK);
+                }
+            }
+            eprintln!("query: error: {:#}", f.error);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -71,7 +71,13 @@ pub struct Header {
     pub generator: String,
 }
 
-fn put_str(buf: &mut [u8], at: usize, len: usize, s: &str, field: &'static str) -> Result<(), DbError> {
+fn put_str(
+    buf: &mut [u8],
+    at: usize,
+    len: usize,
+    s: &str,
+    field: &'static str,
+) -> Result<(), DbError> {
     if s.len() > len || !s.is_ascii() || s.bytes().any(|b| b == 0) {
         return Err(DbError::HeaderField {
             field,
@@ -119,11 +125,18 @@ impl Header {
         b[off::MAGIC..off::MAGIC + 8].copy_from_slice(&MAGIC);
         b[off::VERSION..off::VERSION + 4].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         b[off::BYTE_ORDER..off::BYTE_ORDER + 4].copy_from_slice(&BYTE_ORDER_MARK.to_le_bytes());
-        b[off::HEADER_SIZE..off::HEADER_SIZE + 4].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        b[off::HEADER_SIZE..off::HEADER_SIZE + 4]
+            .copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
         b[off::LAYOUT_KIND..off::LAYOUT_KIND + 4].copy_from_slice(&LAYOUT_SORTED.to_le_bytes());
         b[off::GAME_ID..off::GAME_ID + 4].copy_from_slice(&self.game_id.to_le_bytes());
         b[off::FLAGS..off::FLAGS + 4].copy_from_slice(&self.flags.to_le_bytes());
-        put_str(&mut b, off::GAME_NAME, GAME_NAME_LEN, &self.game_name, "game_name")?;
+        put_str(
+            &mut b,
+            off::GAME_NAME,
+            GAME_NAME_LEN,
+            &self.game_name,
+            "game_name",
+        )?;
         put_str(&mut b, off::VARIANT, VARIANT_LEN, &self.variant, "variant")?;
         let l = &self.layout;
         if !l.is_well_formed() {
@@ -143,11 +156,20 @@ impl Header {
         for (i, f) in fields.iter().enumerate() {
             b[off::FIELDS + i] = *f as u8;
         }
-        b[off::RECORD_COUNT..off::RECORD_COUNT + 8].copy_from_slice(&self.record_count.to_le_bytes());
-        b[off::RECORDS_OFFSET..off::RECORDS_OFFSET + 8].copy_from_slice(&(HEADER_SIZE as u64).to_le_bytes());
-        b[off::RECORDS_CHECKSUM..off::RECORDS_CHECKSUM + 16].copy_from_slice(&self.records_checksum.to_le_bytes());
+        b[off::RECORD_COUNT..off::RECORD_COUNT + 8]
+            .copy_from_slice(&self.record_count.to_le_bytes());
+        b[off::RECORDS_OFFSET..off::RECORDS_OFFSET + 8]
+            .copy_from_slice(&(HEADER_SIZE as u64).to_le_bytes());
+        b[off::RECORDS_CHECKSUM..off::RECORDS_CHECKSUM + 16]
+            .copy_from_slice(&self.records_checksum.to_le_bytes());
         b[off::START_KEY..off::START_KEY + 8].copy_from_slice(&self.start_key.to_le_bytes());
-        put_str(&mut b, off::GENERATOR, GENERATOR_LEN, &self.generator, "generator")?;
+        put_str(
+            &mut b,
+            off::GENERATOR,
+            GENERATOR_LEN,
+            &self.generator,
+            "generator",
+        )?;
         let sum = header_checksum(&b);
         b[off::HEADER_CHECKSUM..].copy_from_slice(&sum.to_le_bytes());
         Ok(b)
@@ -159,7 +181,9 @@ impl Header {
     /// checksum, then every field. The file size is checked by the reader.
     pub fn decode(buf: &[u8]) -> Result<Header, DbError> {
         if buf.len() < HEADER_SIZE {
-            return Err(DbError::TooSmall { len: buf.len() as u64 });
+            return Err(DbError::TooSmall {
+                len: buf.len() as u64,
+            });
         }
         let buf = &buf[..HEADER_SIZE];
         if buf[off::MAGIC..off::MAGIC + 8] != MAGIC {
@@ -181,7 +205,10 @@ impl Header {
         let bad = |field: &'static str, reason: String| DbError::HeaderField { field, reason };
         let size = u32_at(buf, off::HEADER_SIZE);
         if size as usize != HEADER_SIZE {
-            return Err(bad("header_size", format!("{size}, expected {HEADER_SIZE}")));
+            return Err(bad(
+                "header_size",
+                format!("{size}, expected {HEADER_SIZE}"),
+            ));
         }
         let kind = u32_at(buf, off::LAYOUT_KIND);
         if kind != LAYOUT_SORTED {
@@ -196,14 +223,27 @@ impl Header {
             remoteness_shift: f(4),
             remoteness_bits: f(5),
         };
-        if !layout.is_well_formed() || buf[off::FIELDS + 6..off::RECORD_COUNT].iter().any(|&b| b != 0) {
-            return Err(bad("record_layout", format!("{layout:?} is not a valid layout")));
+        if !layout.is_well_formed()
+            || buf[off::FIELDS + 6..off::RECORD_COUNT]
+                .iter()
+                .any(|&b| b != 0)
+        {
+            return Err(bad(
+                "record_layout",
+                format!("{layout:?} is not a valid layout"),
+            ));
         }
         let offset = u64_at(buf, off::RECORDS_OFFSET);
         if offset != HEADER_SIZE as u64 {
-            return Err(bad("records_offset", format!("{offset}, expected {HEADER_SIZE}")));
+            return Err(bad(
+                "records_offset",
+                format!("{offset}, expected {HEADER_SIZE}"),
+            ));
         }
-        if buf[off::RESERVED..off::HEADER_CHECKSUM].iter().any(|&b| b != 0) {
+        if buf[off::RESERVED..off::HEADER_CHECKSUM]
+            .iter()
+            .any(|&b| b != 0)
+        {
             return Err(bad("reserved", "reserved bytes are not zero".into()));
         }
         let flags = u32_at(buf, off::FLAGS);
@@ -282,7 +322,10 @@ mod tests {
         for byte in (0..HEADER_SIZE).step_by(7) {
             let mut b = bytes.clone();
             b[byte] ^= 0x10;
-            assert!(Header::decode(&b).is_err(), "flip in byte {byte} went unnoticed");
+            assert!(
+                Header::decode(&b).is_err(),
+                "flip in byte {byte} went unnoticed"
+            );
         }
     }
 }

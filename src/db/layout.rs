@@ -47,13 +47,15 @@ impl RecordLayout {
         }
     }
 
-    /// True when the fields are non-empty, inside 64 bits, and ordered
+    /// True when the fields are non-empty (value and remoteness at most 32
+    /// bits wide), inside 64 bits, and ordered
     /// remoteness < net < key without overlap.
     pub fn is_well_formed(&self) -> bool {
         let ok_width = |bits: u32| (1..=63).contains(&bits);
+        // Values are `i32` and remoteness `u32` in memory.
         ok_width(self.key_bits)
-            && ok_width(self.value_bits)
-            && ok_width(self.remoteness_bits)
+            && (1..=32).contains(&self.value_bits)
+            && (1..=32).contains(&self.remoteness_bits)
             && self.remoteness_shift == 0
             && self.value_shift == self.remoteness_bits
             && self.key_shift == self.value_shift + self.value_bits
@@ -116,7 +118,8 @@ impl RecordLayout {
         // Sign-extend the two's complement field.
         let unused = 64 - self.value_bits;
         let net = ((raw << unused) as i64 >> unused) as i32;
-        let remoteness = ((record >> self.remoteness_shift) & Self::mask(self.remoteness_bits)) as u32;
+        let remoteness =
+            ((record >> self.remoteness_shift) & Self::mask(self.remoteness_bits)) as u32;
         Value { net, remoteness }
     }
 
@@ -151,8 +154,32 @@ mod tests {
                 assert_eq!(l.value(r), v);
             }
         }
-        assert!(l.pack(1, Value { net: 32, remoteness: 0 }).is_err());
-        assert!(l.pack(1, Value { net: -33, remoteness: 0 }).is_err());
-        assert!(l.pack(1, Value { net: 0, remoteness: 64 }).is_err());
+        assert!(l
+            .pack(
+                1,
+                Value {
+                    net: 32,
+                    remoteness: 0
+                }
+            )
+            .is_err());
+        assert!(l
+            .pack(
+                1,
+                Value {
+                    net: -33,
+                    remoteness: 0
+                }
+            )
+            .is_err());
+        assert!(l
+            .pack(
+                1,
+                Value {
+                    net: 0,
+                    remoteness: 64
+                }
+            )
+            .is_err());
     }
 }

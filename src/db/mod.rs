@@ -22,21 +22,25 @@ pub use writer::write_database;
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// The file could not be opened, read, mapped or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (shown without the path: callers name the
+        /// file in their own context).
+        error: std::io::Error,
     },
     /// The path is a directory or some other non-file.
-    #[error("{}: not a regular file", path.display())]
+    #[error("not a regular file")]
     NotAFile {
         /// The path.
         path: PathBuf,
     },
     /// The file is shorter than a header.
-    #[error("file is {len} bytes, shorter than the {} byte header: truncated or not a database", header::HEADER_SIZE)]
+    #[error(
+        "file is {len} bytes, shorter than the {} byte header: truncated or not a database",
+        header::HEADER_SIZE
+    )]
     TooSmall {
         /// The file's length.
         len: u64,
@@ -45,7 +49,10 @@ pub enum DbError {
     #[error("not a boardsolve database (bad magic bytes)")]
     BadMagic,
     /// The format version is not one this build reads.
-    #[error("unsupported format version {found} (this build reads version {})", header::FORMAT_VERSION)]
+    #[error(
+        "unsupported format version {found} (this build reads version {})",
+        header::FORMAT_VERSION
+    )]
     UnsupportedVersion {
         /// The version in the file.
         found: u32,

@@ -25,9 +25,9 @@ impl Database {
     /// Opens and validates a database file.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref().to_path_buf();
-        let io = |source| DbError::Io {
+        let io = |error| DbError::Io {
             path: path.clone(),
-            source,
+            error,
         };
         let file = File::open(&path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;

@@ -22,7 +22,11 @@ const CHUNK: usize = 1 << 14;
 /// a valid canonical state of `game`; the start state present; and, for a
 /// complete database, every value equal to the minimax of its children's
 /// values as stored in the file. Returns the first problem found.
-pub fn verify(db: &Database, game: &dyn Game, progress: &dyn Progress) -> Result<VerifyReport, DbError> {
+pub fn verify(
+    db: &Database,
+    game: &dyn Game,
+    progress: &dyn Progress,
+) -> Result<VerifyReport, DbError> {
     db.verify_checksum()?;
     let layout = db.header().layout;
     let n = db.raw_records().len();
@@ -37,7 +41,10 @@ pub fn verify(db: &Database, game: &dyn Game, progress: &dyn Progress) -> Result
     if db.header().start_key != start {
         return Err(DbError::HeaderField {
             field: "start_key",
-            reason: format!("{:#x}, but the game's start is {start:#x}", db.header().start_key),
+            reason: format!(
+                "{:#x}, but the game's start is {start:#x}",
+                db.header().start_key
+            ),
         });
     }
     if complete && db.find(start).is_none() {
@@ -79,7 +86,11 @@ pub fn verify(db: &Database, game: &dyn Game, progress: &dyn Progress) -> Result
                     return Some(bad(
                         i,
                         key,
-                        format!("child {:#x} (move {}) is missing", e.child, game.format_move(e.mv)),
+                        format!(
+                            "child {:#x} (move {}) is missing",
+                            e.child,
+                            game.format_move(e.mv)
+                        ),
                     ));
                 };
                 let v = Value::through(e, child);

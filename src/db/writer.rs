@@ -39,7 +39,11 @@ pub fn header_for(desc: &GameDescriptor, solution: &Solution) -> Header {
 /// directory, which is flushed, fsynced, reopened and checksummed, then renamed
 /// over `path`, and the directory is fsynced. On any error the temporary file
 /// is removed and an existing file at `path` is left untouched.
-pub fn write_database(path: &Path, desc: &GameDescriptor, solution: &Solution) -> Result<(), DbError> {
+pub fn write_database(
+    path: &Path,
+    desc: &GameDescriptor,
+    solution: &Solution,
+) -> Result<(), DbError> {
     let header = header_for(desc, solution);
     let header_bytes = header.encode()?;
     let dir = match path.parent() {
@@ -52,7 +56,7 @@ pub fn write_database(path: &Path, desc: &GameDescriptor, solution: &Solution) -
         .unwrap_or_else(|| "database".into());
     let io_at = |p: &Path| {
         let p = p.to_path_buf();
-        move |source| DbError::Io { path: p, source }
+        move |error| DbError::Io { path: p, error }
     };
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}.tmp-"))
@@ -62,7 +66,8 @@ pub fn write_database(path: &Path, desc: &GameDescriptor, solution: &Solution) -
     {
         let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
         w.write_all(&header_bytes).map_err(io_at(&tmp_path))?;
-        w.write_all(&record_bytes(&solution.records)).map_err(io_at(&tmp_path))?;
+        w.write_all(&record_bytes(&solution.records))
+            .map_err(io_at(&tmp_path))?;
         w.flush().map_err(io_at(&tmp_path))?;
     }
     tmp.as_file().sync_all().map_err(io_at(&tmp_path))?;
@@ -78,7 +83,7 @@ pub fn write_database(path: &Path, desc: &GameDescriptor, solution: &Solution) -
     drop(check);
     tmp.persist(path).map_err(|e| DbError::Io {
         path: path.to_path_buf(),
-        source: e.error,
+        error: e.error,
     })?;
     // Make the rename itself durable.
     if let Ok(d) = File::open(&dir) {

@@ -171,7 +171,11 @@ impl BritishSquare {
         let empty = self.board & !(x | o);
         match player {
             Player::First => {
-                let forbidden = if x | o == 0 { self.forbidden_opening } else { 0 };
+                let forbidden = if x | o == 0 {
+                    self.forbidden_opening
+                } else {
+                    0
+                };
                 empty & !self.neighbours(o) & !forbidden
             }
             Player::Second => empty & !self.neighbours(x),
@@ -219,9 +223,8 @@ impl BritishSquare {
             }
             let mv = self.parse_move(s, tok).map_err(|e| {
                 let reason = match e {
-                    PositionError::Malformed { reason, .. } | PositionError::Illegal { reason, .. } => {
-                        reason
-                    }
+                    PositionError::Malformed { reason, .. }
+                    | PositionError::Illegal { reason, .. } => reason,
                 };
                 if is_pass || self.parse_cell(tok).is_some() {
                     PositionError::illegal(input, format!("move {} ({tok}): {reason}", i + 1))
@@ -300,7 +303,10 @@ impl BritishSquare {
             ));
         }
         if o == 0 && x == self.forbidden_opening && x != 0 {
-            return Err(PositionError::illegal(input, "X may not open in the centre"));
+            return Err(PositionError::illegal(
+                input,
+                "X may not open in the centre",
+            ));
         }
         let to_move = match side_text {
             Some(t) if t.eq_ignore_ascii_case("x") => Player::First,
@@ -332,7 +338,9 @@ impl BritishSquare {
         } else {
             Err(PositionError::illegal(
                 input,
-                format!("cannot tell whose turn it is with {nx} X and {no} O; append \" X\" or \" O\""),
+                format!(
+                    "cannot tell whose turn it is with {nx} X and {no} O; append \" X\" or \" O\""
+                ),
             ))
         }
     }
@@ -476,9 +484,15 @@ impl Game for BritishSquare {
         }
         // A move list starts with a move (cell number, coordinate or pass);
         // a board never does.
-        let first = t.split(|c: char| c == ',' || c.is_whitespace()).next().unwrap_or("");
+        let first = t
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .next()
+            .unwrap_or("");
         let is_pass = first.eq_ignore_ascii_case("pass") || first.eq_ignore_ascii_case("p");
-        if is_pass || self.parse_cell(first).is_some() || first.starts_with(|c: char| c.is_ascii_digit()) {
+        if is_pass
+            || self.parse_cell(first).is_some()
+            || first.starts_with(|c: char| c.is_ascii_digit())
+        {
             return self.parse_move_list(t);
         }
         self.parse_board(t)
@@ -519,7 +533,10 @@ impl Game for BritishSquare {
         let legal = self.legal_cells(x, o, me);
         if t.eq_ignore_ascii_case("pass") || t.eq_ignore_ascii_case("p") {
             if legal != 0 {
-                return Err(PositionError::illegal(text, "pass is only allowed when no placement is legal"));
+                return Err(PositionError::illegal(
+                    text,
+                    "pass is only allowed when no placement is legal",
+                ));
             }
             if self.legal_cells(x, o, me.opponent()) == 0 {
                 return Err(PositionError::illegal(text, "the game is over"));
@@ -540,7 +557,10 @@ impl Game for BritishSquare {
             let reason = if (x | o) >> cell & 1 != 0 {
                 format!("cell {cell} is occupied")
             } else if legal == 0 {
-                format!("{} has no legal placement and must pass", self.player_name(me))
+                format!(
+                    "{} has no legal placement and must pass",
+                    self.player_name(me)
+                )
             } else if cell == self.cells / 2 && x | o == 0 && self.forbidden_opening != 0 {
                 "X may not open in the centre".to_owned()
             } else {
@@ -567,6 +587,17 @@ impl Game for BritishSquare {
             Player::First => diff + net,
             Player::Second => diff - net,
         }
+    }
+
+    fn mover_result(&self, s: u64, net: i32) -> i32 {
+        match self.to_move(s) {
+            Player::First => self.score(s, net),
+            Player::Second => -self.score(s, net),
+        }
+    }
+
+    fn move_code_name(&self) -> &'static str {
+        "cell"
     }
 
     fn score_meaning(&self) -> &'static str {
@@ -678,19 +709,46 @@ mod tests {
         let s = g.parse_position("0 24 4").unwrap();
         assert_eq!(g.format_position(s), "X...X/...../...../...../....O O");
         assert_eq!(g.parse_position(&g.format_position(s)).unwrap(), s);
-        assert_eq!(g.parse_position("X...X/...../...../...../....O").unwrap(), s);
-        assert_eq!(g.parse_position("a1 e5 e1").unwrap(), g.parse_position("moves: 0,24,4").unwrap());
-        assert!(matches!(g.parse_position("12"), Err(PositionError::Illegal { .. })));
-        assert!(matches!(g.parse_position("XO.......................").unwrap_err(), PositionError::Illegal { .. }));
-        assert!(matches!(g.parse_position("X.......").unwrap_err(), PositionError::Malformed { .. }));
-        assert!(matches!(g.parse_position("0 zz").unwrap_err(), PositionError::Malformed { .. }));
+        assert_eq!(
+            g.parse_position("X...X/...../...../...../....O").unwrap(),
+            s
+        );
+        assert_eq!(
+            g.parse_position("a1 e5 e1").unwrap(),
+            g.parse_position("moves: 0,24,4").unwrap()
+        );
+        assert!(matches!(
+            g.parse_position("12"),
+            Err(PositionError::Illegal { .. })
+        ));
+        assert!(matches!(
+            g.parse_position("XO.......................").unwrap_err(),
+            PositionError::Illegal { .. }
+        ));
+        assert!(matches!(
+            g.parse_position("X.......").unwrap_err(),
+            PositionError::Malformed { .. }
+        ));
+        assert!(matches!(
+            g.parse_position("0 zz").unwrap_err(),
+            PositionError::Malformed { .. }
+        ));
     }
 
     #[test]
     fn variants_parse() {
-        assert_eq!(BritishSquare::from_variant("").unwrap().descriptor().variant, "5x5");
         assert_eq!(
-            BritishSquare::from_variant("4x4, center-allowed").unwrap().descriptor().variant,
+            BritishSquare::from_variant("")
+                .unwrap()
+                .descriptor()
+                .variant,
+            "5x5"
+        );
+        assert_eq!(
+            BritishSquare::from_variant("4x4, center-allowed")
+                .unwrap()
+                .descriptor()
+                .variant,
             "4x4,center-allowed"
         );
         assert!(BritishSquare::from_variant("6x6").is_err());

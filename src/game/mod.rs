@@ -196,6 +196,22 @@ pub trait Game: Send + Sync {
     /// for British Square, X's final score.
     fn score(&self, state: u64, net: i32) -> i32;
 
+    /// The final result of the game from the point of view of the side to
+    /// move, when both sides play perfectly from a state whose net value is
+    /// `net`: positive for a win, zero for a tie, negative for a loss. Games
+    /// whose state holds the whole score (British Square) override it; the
+    /// default is `net` itself.
+    fn mover_result(&self, state: u64, net: i32) -> i32 {
+        let _ = state;
+        net
+    }
+
+    /// The JSON field name of a move's numeric code (`cell` for British
+    /// Square).
+    fn move_code_name(&self) -> &'static str {
+        "move_code"
+    }
+
     /// A one-line explanation of what [`Game::score`] means.
     fn score_meaning(&self) -> &'static str;
 

@@ -44,7 +44,10 @@ impl SquareSymmetry {
     /// If `planes * n * n > 64` (a programming error, not an input error).
     pub fn new(n: u32, planes: u32) -> Self {
         let cells = n * n;
-        assert!(n >= 1 && planes * cells <= 64, "board does not fit in a u64");
+        assert!(
+            n >= 1 && planes * cells <= 64,
+            "board does not fit in a u64"
+        );
         let replicate = |plane_mask: u64| -> u64 {
             (0..planes).fold(0, |acc, p| acc | plane_mask << (p * cells))
         };
@@ -152,7 +155,11 @@ mod tests {
                     if s & 4 != 0 {
                         std::mem::swap(&mut r2, &mut c2);
                     }
-                    assert_eq!(sym.map_cell(cell, s), r2 * n + c2, "n={n} s={s} cell={cell}");
+                    assert_eq!(
+                        sym.map_cell(cell, s),
+                        r2 * n + c2,
+                        "n={n} s={s} cell={cell}"
+                    );
                     perm.push(r2 * n + c2);
                 }
                 seen.insert(perm);

@@ -191,13 +191,20 @@ fn check_key<G: Game + ?Sized>(game: &G, state: u64) -> Result<usize, SolveError
     let layer = game.layer(state);
     let count = game.layer_count();
     if layer >= count {
-        return Err(SolveError::LayerRange { state, layer, count });
+        return Err(SolveError::LayerRange {
+            state,
+            layer,
+            count,
+        });
     }
     Ok(layer)
 }
 
 /// Forward pass: the sorted canonical states of every layer.
-fn enumerate<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Vec<Vec<u64>>, SolveError> {
+fn enumerate<G: Game + ?Sized>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<Vec<Vec<u64>>, SolveError> {
     let count = game.layer_count();
     progress.start_phase("enumerate", count as u64);
     let mut layers: Vec<Vec<u64>> = vec![Vec::new(); count];
@@ -228,7 +235,11 @@ fn enumerate<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Vec<
                     let j = check_key(game, c)?;
                     match j.cmp(&k) {
                         std::cmp::Ordering::Less => {
-                            return Err(SolveError::LayerOrder { state: c, from: k, to: j })
+                            return Err(SolveError::LayerOrder {
+                                state: c,
+                                from: k,
+                                to: j,
+                            })
                         }
                         std::cmp::Ordering::Equal => same.push(c),
                         std::cmp::Ordering::Greater => layers[j].push(c),
@@ -310,7 +321,9 @@ fn score<G: Game + ?Sized>(
             })?;
         // Sweep 2: states with same-layer children (forced passes), repeated
         // until every state is scored; the same-layer graph is acyclic.
-        let mut pending: Vec<usize> = (0..keys.len()).filter(|&i| vals[i] == Cell::UNSET).collect();
+        let mut pending: Vec<usize> = (0..keys.len())
+            .filter(|&i| vals[i] == Cell::UNSET)
+            .collect();
         let mut edges = Vec::new();
         while !pending.is_empty() {
             let before = pending.len();

@@ -1,0 +1,173 @@
+//! Turning an analysis into text: the human report and the JSON line.
+
+use std::fmt::Write as _;
+
+use boardsolve::game::{Game, Player};
+use boardsolve::{Analysis, Move};
+
+/// `win`, `lose` or `tie` for a result seen from one side.
+fn outcome(result: i32) -> &'static str {
+    match result.signum() {
+        1 => "win",
+        -1 => "lose",
+        _ => "tie",
+    }
+}
+
+/// The final result for the side to move in the analysed position.
+fn position_result(game: &dyn Game, a: &Analysis) -> i32 {
+    game.mover_result(a.state, a.value.net)
+}
+
+/// The final result, for the player making it, of a move.
+fn move_result(game: &dyn Game, mover: Player, child: u64, child_net: i32) -> i32 {
+    let r = game.mover_result(child, child_net);
+    if game.to_move(child) == mover {
+        r
+    } else {
+        -r
+    }
+}
+
+/// Appends `s` as a JSON string literal.
+pub fn json_str(out: &mut String, s: &str) {
+    // serde_json escapes exactly as JSON requires; writing to a String
+    // cannot fail.
+    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
+}
+
+/// One JSON object (no newline) for an answered position.
+pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)]>) -> String {
+    let mut o = String::with_capacity(256 + 80 * a.moves.len());
+    o.push_str("{\"input\":");
+    json_str(&mut o, input);
+    o.push_str(",\"position\":");
+    json_str(&mut o, &game.format_position(a.state));
+    let _ = write!(
+        o,
+        ",\"to_move\":\"{}\",\"value\":{},\"remoteness\":{},\"net\":{},\"positionValue\":\"{}\",\"best\":[",
+        game.player_name(a.to_move),
+        a.score,
+        a.value.remoteness,
+        a.value.net,
+        outcome(position_result(game, a)),
+    );
+    for (i, m) in a.best_moves().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_str(&mut o, &game.format_move(m.mv));
+    }
+    o.push_str("],\"moves\":[");
+    let code = game.move_code_name();
+    for (i, m) in a.moves.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        o.push_str("{\"move\":");
+        json_str(&mut o, &game.format_move(m.mv));
+        let _ = write!(o, ",\"{code}\":");
+        if m.mv == Move::PASS {
+            o.push_str("null");
+        } else {
+            let _ = write!(o, "{}", m.mv.0);
+        }
+        let _ = write!(
+            o,
+            ",\"value\":{},\"remoteness\":{},\"best\":{},\"moveValue\":\"{}\"}}",
+            m.score,
+            m.child_value.remoteness,
+            m.best,
+            outcome(move_result(game, a.to_move, m.child, m.child_value.net)),
+        );
+    }
+    o.push(']');
+    if let Some(line) = pv {
+        o.push_str(",\"pv\":[");
+        for (i, (mv, _)) in line.iter().enumerate() {
+            if i > 0 {
+                o.push(',');
+            }
+            json_str(&mut o, &game.format_move(*mv));
+        }
+        o.push(']');
+    }
+    o.push('}');
+    o
+}
+
+/// One JSON object (no newline) for a position that could not be answered.
+pub fn json_error(input: &str, error: &str) -> String {
+    let mut o = String::from("{\"input\":");
+    json_str(&mut o, input);
+    o.push_str(",\"error\":");
+    json_str(&mut o, error);
+    o.push('}');
+    o
+}
+
+/// The human-readable report for an answered position.
+pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>) -> String {
+    let mut o = String::new();
+    let me = game.player_name(a.to_move);
+    let _ = writeln!(o, "Position:   {}", game.format_position(a.state));
+    let _ = writeln!(o, "{}", game.render(a.state));
+    let _ = writeln!(o, "To move:    {me}");
+    let result = position_result(game, a);
+    let verdict = match result.signum() {
+        1 => format!("{me} wins"),
+        -1 => format!("{me} loses"),
+        _ => "a tie".to_owned(),
+    };
+    let _ = writeln!(
+        o,
+        "Value:      {} ({verdict}; {})",
+        signed(a.score),
+        game.score_meaning()
+    );
+    let _ = writeln!(
+        o,
+        "Remoteness: {} plies to the end under perfect play",
+        a.value.remoteness
+    );
+    if a.is_terminal() {
+        let _ = writeln!(o, "Game over.");
+    } else if a.moves.len() == 1 && a.moves[0].mv == Move::PASS {
+        let _ = writeln!(o, "Forced pass: {me} has no legal move.");
+    } else {
+        let best: Vec<String> = a.best_moves().map(|m| game.format_move(m.mv)).collect();
+        let _ = writeln!(o, "Best moves: {}", best.join(" "));
+        let pairs: Vec<(Move, i32)> = a.moves.iter().map(|m| (m.mv, m.score)).collect();
+        match game.render_move_map(a.state, &pairs) {
+            Some(map) => {
+                let _ = writeln!(o, "Move values (value after each legal move):\n{map}");
+            }
+            None => {
+                for m in &a.moves {
+                    let _ = writeln!(o, "  {:>6} {:>4}", game.format_move(m.mv), signed(m.score));
+                }
+            }
+        }
+    }
+    if let Some(line) = pv {
+        let moves: Vec<String> = line.iter().map(|(m, _)| game.format_move(*m)).collect();
+        let _ = writeln!(
+            o,
+            "Perfect play: {}",
+            if moves.is_empty() {
+                "(game over)".to_owned()
+            } else {
+                moves.join(" ")
+            }
+        );
+    }
+    o
+}
+
+fn signed(v: i32) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:+}")
+    }
+}

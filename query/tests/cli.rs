@@ -1,0 +1,214 @@
+//! The query tool as a user (or a script) runs it.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use boardsolve::game::british_square::BritishSquare;
+use boardsolve::Game;
+use predicates::str::contains;
+
+/// A 4x4 database, written once per test binary.
+fn db() -> &'static Path {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bsq4.db");
+        let game = BritishSquare::from_variant("4x4").unwrap();
+        let sol = boardsolve::solver::solve(&game, &boardsolve::solver::NoProgress).unwrap();
+        boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        (dir, path)
+    })
+    .1
+}
+
+fn query() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
+    c.arg("--db").arg(db());
+    c
+}
+
+fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8(out.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn start_position_for_people() {
+    query()
+        .assert()
+        .success()
+        .stdout(contains("To move:    X"))
+        .stdout(contains("Value:      0 (a tie;"))
+        .stdout(contains("Remoteness: 8"))
+        .stdout(contains("Best moves:"))
+        .stdout(contains("Move values"));
+}
+
+#[test]
+fn json_answer_has_every_move_best_first() {
+    let out = query()
+        .args(["--json", "--pv", "0,15"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j = &json_lines(&out)[0];
+    assert_eq!(j["position"], "X.../..../..../...O X");
+    assert_eq!(j["to_move"], "X");
+    let moves = j["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+    // Best first: the first move's value is the position's value (X to move
+    // maximises X's final score), and every listed best move has it.
+    assert_eq!(moves[0]["value"], j["value"]);
+    let best: Vec<&str> = j["best"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    for m in moves {
+        let v = m["value"].as_i64().unwrap();
+        assert!(v <= j["value"].as_i64().unwrap());
+        assert_eq!(
+            best.contains(&m["move"].as_str().unwrap()),
+            m["value"] == j["value"]
+        );
+        assert_eq!(
+            m["cell"].as_u64().unwrap().to_string(),
+            m["move"].as_str().unwrap()
+        );
+    }
+    assert_eq!(
+        j["pv"].as_array().unwrap().len() as u64,
+        j["remoteness"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn bad_positions_fail_with_a_reason() {
+    query()
+        .arg("X..")
+        .assert()
+        .code(1)
+        .stderr(contains("malformed position"));
+    query()
+        .arg("XO../..../..../....")
+        .assert()
+        .code(1)
+        .stderr(contains("adjacent"));
+    // Well formed, but O could never have passed with room to play.
+    query()
+        .arg("XXXX/..../..../.... X")
+        .assert()
+        .code(1)
+        .stderr(contains("cannot be reached"));
+    query()
+        .arg("0,0")
+        .assert()
+        .code(1)
+        .stderr(contains("occupied"));
+    query()
+        .arg("0,pass")
+        .assert()
+        .code(1)
+        .stderr(contains("pass is only allowed"));
+    // The good position is still answered.
+    query()
+        .args(["--json", "start", "Q"])
+        .assert()
+        .code(1)
+        .stdout(contains("\"error\""));
+}
+
+#[test]
+fn unusable_databases_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = |path: &Path| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
+        c.arg("--db").arg(path);
+        c
+    };
+    cmd(&dir.path().join("missing.db"))
+        .assert()
+        .code(3)
+        .stderr(contains("No such file"));
+    cmd(dir.path())
+        .assert()
+        .code(3)
+        .stderr(contains("not a regular file"));
+    let bytes = std::fs::read(db()).unwrap();
+    let truncated = dir.path().join("truncated.db");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 8]).unwrap();
+    cmd(&truncated)
+        .assert()
+        .code(3)
+        .stderr(contains("truncated"));
+    let mut flipped = bytes.clone();
+    flipped[40] ^= 1;
+    let foreign = dir.path().join("foreign.db");
+    std::fs::write(&foreign, &flipped).unwrap();
+    cmd(&foreign)
+        .assert()
+        .code(3)
+        .stderr(contains("header checksum"));
+    query()
+        .args(["--game", "connect-four"])
+        .assert()
+        .code(3)
+        .stderr(contains("not connect-four"));
+}
+
+#[test]
+fn batch_answers_every_line_in_order() {
+    let mut input = b"start\n\n0,15\nnonsense\n".to_vec();
+    input.extend_from_slice(b"\xff\xfe\n");
+    input.extend_from_slice(&vec![b'.'; 10_000]);
+    input.extend_from_slice(b"\nX.../..../..../...O X");
+    let out = query()
+        .args(["--json", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 7);
+    let ok: Vec<bool> = lines.iter().map(|l| l.get("error").is_none()).collect();
+    assert_eq!(ok, [true, false, true, false, false, false, true]);
+    assert_eq!(lines[2]["position"], lines[6]["position"]);
+    assert!(lines[4]["error"].as_str().unwrap().contains("UTF-8"));
+    assert!(lines[5]["error"].as_str().unwrap().contains("longer than"));
+}
+
+#[test]
+fn verify_and_info() {
+    query()
+        .arg("verify")
+        .arg("-q")
+        .assert()
+        .success()
+        .stdout(contains("OK"));
+    query()
+        .args(["info", "--json"])
+        .assert()
+        .success()
+        .stdout(contains("\"records\":10206"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(db()).unwrap();
+    let last = bytes.len() - 3;
+    bytes[last] ^= 0x40;
+    let bad = dir.path().join("bad.db");
+    std::fs::write(&bad, &bytes).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_query"))
+        .args(["verify", "-q", "--db"])
+        .arg(&bad)
+        .assert()
+        .code(3)
+        .stderr(contains("records checksum mismatch"));
+}
