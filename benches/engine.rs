@@ -1,1 +1,118 @@
-fn main() {}
+//! Benchmarks of the engine: lookups, analysis, canonicalisation, solving.
+//!
+//! `cargo bench --bench engine`. The lookup benchmarks need the 5x5
+//! database: they use `bsq.db` in the repository root, or solve and write it
+//! there first if it is missing.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use boardsolve::game::british_square::BritishSquare;
+use boardsolve::solver::{solve, NoProgress};
+use boardsolve::{analyze, Database, Game};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+/// Reachable 5x5 positions from deterministic random playouts.
+fn positions(game: &BritishSquare, count: usize) -> Vec<u64> {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut edges = Vec::new();
+    (0..count)
+        .map(|_| {
+            let mut s = game.start();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for _ in 0..seed % 24 {
+                edges.clear();
+                game.moves(s, &mut edges);
+                if edges.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s = edges[(seed % edges.len() as u64) as usize].child;
+            }
+            s
+        })
+        .collect()
+}
+
+fn database(game: &BritishSquare) -> Database {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bsq.db");
+    if Database::open(&path).is_err() {
+        let sol = solve(game, &NoProgress).expect("solve");
+        boardsolve::db::write_database(&path, game.descriptor(), &sol).expect("write bsq.db");
+    }
+    Database::open(&path).expect("open bsq.db")
+}
+
+fn lookups(c: &mut Criterion) {
+    let game = BritishSquare::from_variant("").unwrap();
+    let db = database(&game);
+    let keys: Vec<u64> = positions(&game, 4096)
+        .iter()
+        .map(|&s| game.canonical(s))
+        .collect();
+    let start = game.canonical(game.start());
+    c.bench_function("lookup/warm (same key)", |b| {
+        b.iter(|| db.get(black_box(start)))
+    });
+    let mut i = 0;
+    c.bench_function("lookup/random key", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            db.get(black_box(keys[i]))
+        })
+    });
+    db.build_index();
+    c.bench_function("lookup/random key, indexed", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            db.get(black_box(keys[i]))
+        })
+    });
+    let states = positions(&game, 4096);
+    c.bench_function("analyze/random position, indexed", |b| {
+        b.iter(|| {
+            i = (i + 1) % states.len();
+            analyze(&game, &db, black_box(states[i])).map(|a| a.value)
+        })
+    });
+}
+
+fn canonicalisation(c: &mut Criterion) {
+    let game = BritishSquare::from_variant("").unwrap();
+    let states = positions(&game, 4096);
+    let mut edges = Vec::with_capacity(32);
+    let mut i = 0;
+    c.bench_function("canonical_children/random position", |b| {
+        b.iter(|| {
+            i = (i + 1) % states.len();
+            edges.clear();
+            game.canonical_children(black_box(states[i]), &mut edges);
+            edges.len()
+        })
+    });
+    c.bench_function("canonical/random position", |b| {
+        b.iter(|| {
+            i = (i + 1) % states.len();
+            game.canonical(black_box(states[i]))
+        })
+    });
+}
+
+fn solving(c: &mut Criterion) {
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    c.bench_function("solve/4x4", |b| {
+        b.iter(|| solve(&game, &NoProgress).map(|s| s.records.len()))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    targets = lookups, canonicalisation, solving
+}
+criterion_main!(benches);

@@ -239,6 +239,7 @@ fn run_ask(db_args: &DbArgs, ask: &Ask) -> Result<u8, Failure> {
     let mut first = true;
     for p in positions {
         if p == "-" {
+            db.build_index();
             bad += answer_stdin(game, &db, json, ask.pv, &mut out)?;
             continue;
         }

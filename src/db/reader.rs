@@ -3,6 +3,8 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use std::sync::OnceLock;
+
 use memmap2::{Advice, Mmap};
 
 use super::header::{Header, HEADER_SIZE};
@@ -19,7 +21,13 @@ pub struct Database {
     path: PathBuf,
     map: Mmap,
     header: Header,
+    /// Every [`FENCE`]-th record, for many lookups (see [`Database::build_index`]).
+    fences: OnceLock<Vec<u64>>,
 }
+
+/// Records per fence of the lookup index: a fence block is 2 KiB, so a
+/// lookup reads one small block after searching the cache-resident fences.
+const FENCE: usize = 256;
 
 impl Database {
     /// Opens and validates a database file.
@@ -46,7 +54,12 @@ impl Database {
         }
         // Lookups touch few pages at random.
         let _ = map.advise(Advice::Random);
-        let db = Database { path, map, header };
+        let db = Database {
+            path,
+            map,
+            header,
+            fences: OnceLock::new(),
+        };
         // Page alignment of the map and the size check make this infallible,
         // but check anyway rather than trust.
         if bytemuck::try_cast_slice::<u8, u64>(&db.map[HEADER_SIZE..]).is_err() {
@@ -98,9 +111,33 @@ impl Database {
         }
         let first = layout.first_record(key);
         let records = self.raw_records();
-        let i = records.partition_point(|&r| u64::from_le(r) < first);
+        let (lo, block) = match self.fences.get() {
+            Some(fences) => {
+                // Block f holds every record from the last fence below
+                // `first` on; the answer is in it or starts the next block.
+                let f = fences.partition_point(|&k| k < first).saturating_sub(1);
+                let lo = f * FENCE;
+                (lo, records.get(lo..records.len().min(lo + FENCE + 1))?)
+            }
+            None => (0, records),
+        };
+        let i = lo + block.partition_point(|&r| u64::from_le(r) < first);
         let r = u64::from_le(*records.get(i)?);
         (layout.key(r) == key).then_some(i)
+    }
+
+    /// Builds a small in-memory index (every 256th record, about 0.4% of the
+    /// file) that makes later lookups several times faster. Worth it for
+    /// many lookups; it reads one record per 2 KiB of the file, so a single
+    /// lookup is faster without it. Idempotent and thread-safe.
+    pub fn build_index(&self) {
+        self.fences.get_or_init(|| {
+            self.raw_records()
+                .iter()
+                .step_by(FENCE)
+                .map(|&r| u64::from_le(r))
+                .collect()
+        });
     }
 
     /// The value stored for canonical key `key`, if the file holds it.
@@ -119,6 +156,43 @@ impl Database {
             Ok(())
         } else {
             Err(DbError::RecordsChecksum)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::british_square::BritishSquare;
+    use crate::game::Game;
+    use crate::solver::{solve, NoProgress};
+
+    #[test]
+    fn indexed_and_plain_lookups_agree_on_every_key() {
+        let game = BritishSquare::from_variant("4x4").unwrap();
+        let sol = solve(&game, &NoProgress).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        crate::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        let db = Database::open(&path).unwrap();
+        let layout = db.header().layout;
+        let keys: Vec<u64> = sol.records.iter().map(|&r| layout.key(r)).collect();
+        let plain: Vec<_> = keys.iter().map(|&k| db.find(k)).collect();
+        // Neighbours of real keys that are not keys themselves.
+        let absent: Vec<u64> = keys
+            .iter()
+            .flat_map(|&k| [k.wrapping_sub(1), k + 1])
+            .chain([u64::MAX, 1 << 40, (1 << 33) - 1])
+            .filter(|k| keys.binary_search(k).is_err())
+            .collect();
+        db.build_index();
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(plain[i], Some(i));
+            assert_eq!(db.find(k), Some(i));
+            assert_eq!(db.get(k), sol.get(k));
+        }
+        for k in absent {
+            assert_eq!(db.find(k), None, "{k:#x}");
         }
     }
 }
