@@ -92,24 +92,34 @@ fn lookup(game: &dyn Game, db: &Database, state: u64, canonical: u64) -> Result<
 /// Analyses a position: its value and the value of every legal move.
 pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, QueryError> {
     let canonical = game.canonical(state);
-    let value = lookup(game, db, state, canonical)?;
     let mut edges: Vec<Edge> = Vec::with_capacity(32);
     game.moves(state, &mut edges);
     let mut canon: Vec<Edge> = Vec::with_capacity(edges.len());
     game.canonical_children(state, &mut canon);
+    // Both lists come in move order; fall back to a full canonicalisation if
+    // a game ever breaks that. The position's own key goes last.
+    let mut keys: Vec<u64> = edges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match canon.get(i) {
+            Some(c) if c.mv == e.mv => c.child,
+            _ => game.canonical(e.child),
+        })
+        .collect();
+    keys.push(canonical);
+    let mut found = Vec::with_capacity(keys.len());
+    db.get_many(&keys, &mut found);
+    let value = match found.pop().flatten() {
+        Some(v) => v,
+        None => lookup(game, db, state, canonical)?,
+    };
     let inconsistent = |reason: String| QueryError::Inconsistent {
         position: game.format_position(state),
         reason,
     };
     let mut moves = Vec::with_capacity(edges.len());
-    for (i, e) in edges.iter().enumerate() {
-        // Both lists come in move order; fall back to a full canonicalisation
-        // if a game ever breaks that.
-        let child_key = match canon.get(i) {
-            Some(c) if c.mv == e.mv => c.child,
-            _ => game.canonical(e.child),
-        };
-        let child_value = db.get(child_key).ok_or_else(|| {
+    for (e, child_value) in edges.iter().zip(found) {
+        let child_value = child_value.ok_or_else(|| {
             inconsistent(format!(
                 "the position after move {} is missing",
                 game.format_move(e.mv)

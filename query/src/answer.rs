@@ -31,9 +31,28 @@ fn move_result(game: &dyn Game, mover: Player, child: u64, child_net: i32) -> i3
 
 /// Appends `s` as a JSON string literal.
 pub fn json_str(out: &mut String, s: &str) {
-    // serde_json escapes exactly as JSON requires; writing to a String
-    // cannot fail.
-    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Appends a move as a JSON string literal (move names need no escaping).
+fn json_move(out: &mut String, game: &dyn Game, mv: Move) {
+    out.push('"');
+    game.write_move(mv, out);
+    out.push('"');
 }
 
 /// One JSON object (no newline) for an answered position.
@@ -56,7 +75,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
         if i > 0 {
             o.push(',');
         }
-        json_str(&mut o, &game.format_move(m.mv));
+        json_move(&mut o, game, m.mv);
     }
     o.push_str("],\"moves\":[");
     let code = game.move_code_name();
@@ -65,7 +84,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
             o.push(',');
         }
         o.push_str("{\"move\":");
-        json_str(&mut o, &game.format_move(m.mv));
+        json_move(&mut o, game, m.mv);
         let _ = write!(o, ",\"{code}\":");
         if m.mv == Move::PASS {
             o.push_str("null");
@@ -88,7 +107,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
             if i > 0 {
                 o.push(',');
             }
-            json_str(&mut o, &game.format_move(*mv));
+            json_move(&mut o, game, *mv);
         }
         o.push(']');
     }
@@ -169,5 +188,26 @@ fn signed(v: i32) -> String {
         "0".to_owned()
     } else {
         format!("{v:+}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_parse_back() {
+        for s in [
+            "plain",
+            "quote \" backslash \\ tab \t nl \n",
+            "\u{1}\u{1f}\u{7f}",
+            "é ✓ \u{2028}",
+            "",
+        ] {
+            let mut out = String::new();
+            json_str(&mut out, s);
+            let back: String = serde_json::from_str(&out).unwrap();
+            assert_eq!(back, s);
+        }
     }
 }

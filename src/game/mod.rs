@@ -186,6 +186,12 @@ pub trait Game: Send + Sync {
     /// Names a move in the game's notation.
     fn format_move(&self, mv: Move) -> String;
 
+    /// Appends [`Game::format_move`]'s text to `out` (games override it to
+    /// avoid an allocation per move when answering millions of positions).
+    fn write_move(&self, mv: Move, out: &mut String) {
+        out.push_str(&self.format_move(mv));
+    }
+
     /// Parses a move in the game's notation; the move must be legal in `state`.
     fn parse_move(&self, state: u64, text: &str) -> Result<Move, PositionError>;
 
