@@ -526,6 +526,18 @@ impl Game for BritishSquare {
         }
     }
 
+    fn write_move(&self, mv: Move, out: &mut String) {
+        if mv == Move::PASS {
+            out.push_str("pass");
+        } else {
+            // Cells are below 100.
+            if mv.0 >= 10 {
+                out.push(char::from(b'0' + (mv.0 / 10 % 10) as u8));
+            }
+            out.push(char::from(b'0' + (mv.0 % 10) as u8));
+        }
+    }
+
     fn parse_move(&self, s: u64, text: &str) -> Result<Move, PositionError> {
         let t = text.trim();
         let (x, o) = (self.x(s), self.o(s));
@@ -733,6 +745,16 @@ mod tests {
             g.parse_position("0 zz").unwrap_err(),
             PositionError::Malformed { .. }
         ));
+    }
+
+    #[test]
+    fn written_moves_match_formatted_moves() {
+        let g = BritishSquare::new(5, false).unwrap();
+        for mv in (0..25).map(Move).chain([Move::PASS]) {
+            let mut out = String::new();
+            g.write_move(mv, &mut out);
+            assert_eq!(out, g.format_move(mv));
+        }
     }
 
     #[test]
