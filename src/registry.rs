@@ -117,6 +117,13 @@ impl AnyGame {
                 ),
             });
         }
+        let start = game.game().canonical(game.game().start());
+        if header.start_key != start {
+            return Err(DbError::HeaderField {
+                field: "start_key",
+                reason: format!("{:#x}, but the game's start is {start:#x}", header.start_key),
+            });
+        }
         Ok(game)
     }
 
