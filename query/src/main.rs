@@ -167,60 +167,70 @@ fn answer_stdin(
     pv: bool,
     out: &mut impl Write,
 ) -> Result<u64> {
-    let stdin = io::stdin();
-    let mut input = stdin.lock();
-    let mut buf = Vec::new();
-    let mut bad = 0u64;
-    let mut line_no = 0u64;
-    loop {
-        let mut batch = Vec::with_capacity(BATCH);
-        while batch.len() < BATCH {
-            match lines::next_line(&mut input, &mut buf).context("reading stdin")? {
-                Some(l) => batch.push(l),
-                None => break,
-            }
-        }
-        if batch.is_empty() {
-            return Ok(bad);
-        }
-        let answers: Vec<(String, Result<String, String>)> = batch
-            .into_par_iter()
-            .map(|line| match line {
-                lines::Line::Text(t) => {
-                    let r = answer_one(game, db, &t, json, pv);
-                    (t, r)
+    // A reader thread cuts stdin into batches while the workers answer the
+    // previous one. A batch takes only lines already buffered, so a caller
+    // that sends one line and waits for its answer is answered at once.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<lines::Line>>(2);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> io::Result<()> {
+            let mut input = io::BufReader::with_capacity(1 << 16, io::stdin());
+            let mut buf = Vec::new();
+            loop {
+                let mut batch = Vec::with_capacity(BATCH);
+                while batch.len() < BATCH && (batch.is_empty() || !input.buffer().is_empty()) {
+                    match lines::next_line(&mut input, &mut buf)? {
+                        Some(l) => batch.push(l),
+                        None => break,
+                    }
                 }
-                lines::Line::BadUtf8(t) => (t, Err("input line is not valid UTF-8".to_owned())),
-                lines::Line::TooLong(t) => (
-                    t,
-                    Err(format!(
-                        "input line is longer than {} bytes",
-                        lines::MAX_LINE
-                    )),
-                ),
-            })
-            .collect();
-        let fill = answers.len() < BATCH;
-        for (input, r) in answers {
-            line_no += 1;
-            match r {
-                Ok(text) => writeln!(out, "{text}")?,
-                Err(e) => {
-                    bad += 1;
-                    if json {
-                        writeln!(out, "{}", answer::json_error(&input, &e))?;
-                    } else {
-                        eprintln!("query: line {line_no}: {e}");
+                if batch.is_empty() || tx.send(batch).is_err() {
+                    return Ok(());
+                }
+            }
+        });
+        let mut bad = 0u64;
+        let mut line_no = 0u64;
+        for batch in rx {
+            let answers: Vec<(String, Result<String, String>)> = batch
+                .into_par_iter()
+                .map(|line| match line {
+                    lines::Line::Text(t) => {
+                        let r = answer_one(game, db, &t, json, pv);
+                        (t, r)
+                    }
+                    lines::Line::BadUtf8(t) => (t, Err("input line is not valid UTF-8".to_owned())),
+                    lines::Line::TooLong(t) => (
+                        t,
+                        Err(format!(
+                            "input line is longer than {} bytes",
+                            lines::MAX_LINE
+                        )),
+                    ),
+                })
+                .collect();
+            for (input, r) in answers {
+                line_no += 1;
+                match r {
+                    Ok(text) => writeln!(out, "{text}")?,
+                    Err(e) => {
+                        bad += 1;
+                        if json {
+                            writeln!(out, "{}", answer::json_error(&input, &e))?;
+                        } else {
+                            eprintln!("query: line {line_no}: {e}");
+                        }
                     }
                 }
             }
+            // Let a pipeline see each batch of answers as soon as it is ready.
+            out.flush()?;
         }
-        // Let a pipeline see each answer batch as soon as it is ready.
-        out.flush()?;
-        if fill {
-            return Ok(bad);
+        match reader.join() {
+            Ok(r) => r.context("reading stdin")?,
+            Err(_) => anyhow::bail!("the stdin reader failed"),
         }
-    }
+        Ok(bad)
+    })
 }
 
 fn run_ask(db_args: &DbArgs, ask: &Ask) -> Result<u8, Failure> {

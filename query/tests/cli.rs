@@ -212,3 +212,30 @@ fn verify_and_info() {
         .code(3)
         .stderr(contains("records checksum mismatch"));
 }
+
+#[test]
+fn batch_answers_each_line_as_it_arrives() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as Std, Stdio};
+    let mut child = Std::new(env!("CARGO_BIN_EXE_query"))
+        .arg("--db")
+        .arg(db())
+        .args(["--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // Each answer must come back before the next question is sent.
+    for pos in ["start", "0,15", "nonsense"] {
+        writeln!(stdin, "{pos}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let j: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(j["input"], pos);
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
