@@ -39,6 +39,12 @@ fn writes_a_valid_database_and_reports_it() {
     assert_eq!(db.len(), 10206);
     assert_eq!(db.header().game_name, "british-square");
     assert!(leftovers(dir.path()).is_empty());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "readable by everyone, like any data file");
+    }
 }
 
 #[test]

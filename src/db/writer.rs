@@ -70,6 +70,16 @@ pub fn write_database(
             .map_err(io_at(&tmp_path))?;
         w.flush().map_err(io_at(&tmp_path))?;
     }
+    // Temporary files are private (0600); a published database is for every
+    // reader: keep the mode of the file it replaces, else rw-r--r--.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(io_at(&tmp_path))?;
+    }
     tmp.as_file().sync_all().map_err(io_at(&tmp_path))?;
     // Read back what reached the disk before publishing it.
     let check = Database::open(&tmp_path)?;
