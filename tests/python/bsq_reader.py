@@ -377,8 +377,8 @@ class BritishSquare:
     def parse(self, text):
         """Parse board notation, a move list or ``start`` into a position."""
         words = text.split()
-        if words and set(words[0]) <= set("XO./"):
-            return self._parse_board(words)
+        if words and set(words[0].upper()) <= set("XO./"):
+            return self._parse_board([w.upper() for w in words])
         return self._parse_moves(text)
 
     def _parse_board(self, words):
@@ -411,6 +411,7 @@ class BritishSquare:
 
     def _parse_cell(self, token):
         """A cell number or coordinate (``a1`` is cell 0) as a cell index."""
+        token = token.lower()
         if token.isdigit():
             cell = int(token)
         elif (len(token) >= 2 and "a" <= token[0] < chr(ord("a") + self.n)
