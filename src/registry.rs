@@ -121,7 +121,10 @@ impl AnyGame {
         if header.start_key != start {
             return Err(DbError::HeaderField {
                 field: "start_key",
-                reason: format!("{:#x}, but the game's start is {start:#x}", header.start_key),
+                reason: format!(
+                    "{:#x}, but the game's start is {start:#x}",
+                    header.start_key
+                ),
             });
         }
         Ok(game)

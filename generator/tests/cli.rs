@@ -43,7 +43,11 @@ fn writes_a_valid_database_and_reports_it() {
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o644, "readable by everyone, like any data file");
+        assert_eq!(
+            mode & 0o777,
+            0o644,
+            "readable by everyone, like any data file"
+        );
     }
 }
 
