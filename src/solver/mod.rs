@@ -3,20 +3,33 @@
 //! Every move leads to the same layer or a later one (British Square: a
 //! placement adds a piece, a pass keeps the pieces). So the solver
 //!
-//! 1. enumerates the reachable canonical states forward, one layer at a time
-//!    (each layer a sorted, deduplicated `Vec<u64>`), closing each layer under
-//!    its same-layer moves before expanding it into later layers;
-//! 2. scores them backward, last layer first: a state's children are already
-//!    scored, except same-layer children, which are scored in a second sweep
-//!    over the layer;
-//! 3. packs every state with its value into a record and sorts the records.
+//! 1. enumerates the reachable canonical states forward, one layer at a time,
+//!    into a hash set per layer split into cache-sized partitions ([`layer`]),
+//!    closing each layer under its same-layer moves before expanding it into
+//!    later layers, and records for every edge where its child is: its
+//!    partition and its id there, about 3 bytes ([`forward`], [`edges`]);
+//! 2. scores the states backward, last layer first, reading each child's
+//!    value by its recorded name, so that no child is generated, canonicalised
+//!    or looked up twice; same-layer children are scored after the rest of
+//!    the layer ([`backward`]);
+//! 3. packs every state with its value into a record and radix-sorts the
+//!    records ([`radix`]).
 //!
-//! Both sweeps run in parallel over chunks of a layer (rayon).
+//! The forward pass touches the next layer one partition at a time: children
+//! are first routed by partition into buffers, then each partition is worked
+//! through by one thread while it is in cache. Every step runs in parallel
+//! (rayon), over chunks of parents or over partitions.
 
-use rayon::prelude::*;
+mod backward;
+mod edges;
+mod forward;
+mod layer;
+mod radix;
+#[cfg(test)]
+mod tests;
 
 use crate::db::layout::{LayoutOverflow, RecordLayout};
-use crate::game::{Edge, Game};
+use crate::game::Game;
 use crate::value::Value;
 
 /// Receives progress reports from long-running work. All methods default to
@@ -102,12 +115,26 @@ impl Solution {
     }
 }
 
-/// States per parallel work item.
+/// Hints the processor to fetch `v` into the cache; never faults.
+#[inline(always)]
+fn prefetch<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and changes nothing
+    // Rust can observe, and `v` is a valid reference anyway.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((v as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
+/// Parents per parallel work item.
 const CHUNK: usize = 2048;
 
-/// A layer's value cell: net score and remoteness, packed into 16 bits so a
+/// A state's value cell: net score and remoteness, packed into 16 bits so a
 /// layer's values stay cache-friendly. `UNSET` marks a state not scored yet.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Cell(u16);
 
 impl Cell {
@@ -124,6 +151,7 @@ impl Cell {
         Ok(Cell(u16::from(net as u8) << 8 | u16::from(rem)))
     }
 
+    #[inline]
     fn value(self) -> Value {
         Value {
             net: i32::from((self.0 >> 8) as u8 as i8),
@@ -141,219 +169,23 @@ fn overflow(value: Value, layout: &RecordLayout) -> SolveError {
 
 /// Solves a game completely.
 pub fn solve<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Solution, SolveError> {
-    let desc = game.descriptor();
-    let layout = RecordLayout::for_game(desc);
-    let layers = enumerate(game, progress)?;
-    let values = score(game, &layers, &layout, progress)?;
-
-    progress.start_phase("pack", layers.len() as u64);
-    let total: usize = layers.iter().map(Vec::len).sum();
-    let mut records = Vec::with_capacity(total);
-    for (keys, vals) in layers.iter().zip(&values) {
-        let start = records.len();
-        records.resize(start + keys.len(), 0);
-        records[start..]
-            .par_chunks_mut(CHUNK)
-            .zip(keys.par_chunks(CHUNK))
-            .zip(vals.par_chunks(CHUNK))
-            .try_for_each(|((out, ks), vs)| -> Result<(), SolveError> {
-                for ((o, &k), &c) in out.iter_mut().zip(ks).zip(vs) {
-                    *o = layout.pack(k, c.value())?;
-                }
-                Ok(())
-            })?;
-        progress.advance(1);
+    let layout = RecordLayout::for_game(game.descriptor());
+    // Records must fit a `u64`, keys having at most 63 bits.
+    if !layout.is_well_formed() {
+        return Err(overflow(Value::TERMINAL, &layout));
     }
-    progress.finish_phase();
+    let start = game.canonical(game.start());
+    let (mut layers, mut edges) = forward::enumerate(game, start, progress)?;
+    backward::score(&mut layers, &mut edges, &layout, progress)?;
+    let layer_sizes: Vec<usize> = layers.iter().map(layer::Layer::len).collect();
     progress.start_phase("sort", 1);
-    records.par_sort_unstable();
+    let records = radix::sorted_records(layers, &layout)?;
     progress.advance(1);
     progress.finish_phase();
-
     Ok(Solution {
         records,
         layout,
-        start: game.canonical(game.start()),
-        layer_sizes: layers.iter().map(Vec::len).collect(),
+        start,
+        layer_sizes,
     })
-}
-
-fn sort_dedup(v: &mut Vec<u64>) {
-    v.par_sort_unstable();
-    v.dedup();
-}
-
-fn check_key<G: Game + ?Sized>(game: &G, state: u64) -> Result<usize, SolveError> {
-    let bits = game.descriptor().key_bits;
-    if bits < 64 && state >> bits != 0 {
-        return Err(SolveError::KeyTooWide { state, bits });
-    }
-    let layer = game.layer(state);
-    let count = game.layer_count();
-    if layer >= count {
-        return Err(SolveError::LayerRange {
-            state,
-            layer,
-            count,
-        });
-    }
-    Ok(layer)
-}
-
-/// Forward pass: the sorted canonical states of every layer.
-fn enumerate<G: Game + ?Sized>(
-    game: &G,
-    progress: &dyn Progress,
-) -> Result<Vec<Vec<u64>>, SolveError> {
-    let count = game.layer_count();
-    progress.start_phase("enumerate", count as u64);
-    let mut layers: Vec<Vec<u64>> = vec![Vec::new(); count];
-    let start = game.canonical(game.start());
-    layers[check_key(game, start)?].push(start);
-
-    for k in 0..count {
-        sort_dedup(&mut layers[k]);
-        let mut frontier = layers[k].clone();
-        while !frontier.is_empty() {
-            // Expand the frontier in parallel; each chunk returns its children.
-            let children: Vec<Vec<u64>> = frontier
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    let mut edges = Vec::with_capacity(32);
-                    let mut out = Vec::with_capacity(chunk.len() * 16);
-                    for &s in chunk {
-                        edges.clear();
-                        game.canonical_children(s, &mut edges);
-                        out.extend(edges.iter().map(|e| e.child));
-                    }
-                    out
-                })
-                .collect();
-            let mut same = Vec::new();
-            for chunk in children {
-                for c in chunk {
-                    let j = check_key(game, c)?;
-                    match j.cmp(&k) {
-                        std::cmp::Ordering::Less => {
-                            return Err(SolveError::LayerOrder {
-                                state: c,
-                                from: k,
-                                to: j,
-                            })
-                        }
-                        std::cmp::Ordering::Equal => same.push(c),
-                        std::cmp::Ordering::Greater => layers[j].push(c),
-                    }
-                }
-            }
-            // Same-layer children not seen yet form the next frontier.
-            sort_dedup(&mut same);
-            let known = &layers[k];
-            same.retain(|s| known.binary_search(s).is_err());
-            if !same.is_empty() {
-                let mut merged = Vec::with_capacity(known.len() + same.len());
-                merged.extend_from_slice(known);
-                merged.extend_from_slice(&same);
-                merged.par_sort_unstable();
-                layers[k] = merged;
-            }
-            frontier = same;
-        }
-        progress.advance(1);
-    }
-    progress.finish_phase();
-    Ok(layers)
-}
-
-/// Looks up the value of a canonical state of a later layer.
-#[inline]
-fn lookup(layers: &[Vec<u64>], values: &[Vec<Cell>], layer: usize, key: u64) -> Option<Value> {
-    let i = layers[layer].binary_search(&key).ok()?;
-    let c = values[layer][i];
-    (c != Cell::UNSET).then(|| c.value())
-}
-
-/// Best value over a state's edges, or `None` if some child is not scored.
-#[inline]
-fn best_of(edges: &[Edge], child_value: impl Fn(&Edge) -> Option<Value>) -> Option<Value> {
-    let mut best: Option<Value> = None;
-    for e in edges {
-        let v = Value::through(e, child_value(e)?);
-        if best.is_none_or(|b| v.better_than(b)) {
-            best = Some(v);
-        }
-    }
-    Some(best.unwrap_or(Value::TERMINAL))
-}
-
-/// Backward pass: the value of every state, layer by layer from the last.
-fn score<G: Game + ?Sized>(
-    game: &G,
-    layers: &[Vec<u64>],
-    layout: &RecordLayout,
-    progress: &dyn Progress,
-) -> Result<Vec<Vec<Cell>>, SolveError> {
-    let count = layers.len();
-    progress.start_phase("solve", count as u64);
-    let mut values: Vec<Vec<Cell>> = vec![Vec::new(); count];
-    for k in (0..count).rev() {
-        let keys = &layers[k];
-        let mut vals = vec![Cell::UNSET; keys.len()];
-        // Sweep 1: states whose children all lie in later layers.
-        vals.par_chunks_mut(CHUNK)
-            .zip(keys.par_chunks(CHUNK))
-            .try_for_each(|(vs, ks)| -> Result<(), SolveError> {
-                let mut edges = Vec::with_capacity(32);
-                for (v, &s) in vs.iter_mut().zip(ks) {
-                    edges.clear();
-                    game.canonical_children(s, &mut edges);
-                    if edges.iter().any(|e| game.layer(e.child) == k) {
-                        continue;
-                    }
-                    let best = best_of(&edges, |e| {
-                        lookup(layers, &values, game.layer(e.child), e.child)
-                    });
-                    // Every later-layer child was enumerated and scored.
-                    let best = best.expect("children of later layers are scored");
-                    *v = Cell::new(best, layout)?;
-                }
-                Ok(())
-            })?;
-        // Sweep 2: states with same-layer children (forced passes), repeated
-        // until every state is scored; the same-layer graph is acyclic.
-        let mut pending: Vec<usize> = (0..keys.len())
-            .filter(|&i| vals[i] == Cell::UNSET)
-            .collect();
-        let mut edges = Vec::new();
-        while !pending.is_empty() {
-            let before = pending.len();
-            let mut still = Vec::new();
-            for i in pending {
-                edges.clear();
-                game.canonical_children(keys[i], &mut edges);
-                let best = best_of(&edges, |e| {
-                    let j = game.layer(e.child);
-                    if j == k {
-                        let idx = keys.binary_search(&e.child).ok()?;
-                        let c = vals[idx];
-                        (c != Cell::UNSET).then(|| c.value())
-                    } else {
-                        lookup(layers, &values, j, e.child)
-                    }
-                });
-                match best {
-                    Some(b) => vals[i] = Cell::new(b, layout)?,
-                    None => still.push(i),
-                }
-            }
-            if still.len() == before {
-                return Err(SolveError::SameLayerCycle { layer: k });
-            }
-            pending = still;
-        }
-        values[k] = vals;
-        progress.advance(1);
-    }
-    progress.finish_phase();
-    Ok(values)
 }
