@@ -16,6 +16,8 @@ pub struct GameInfo {
     pub id: u32,
     /// What the game is and which variants it has.
     pub about: &'static str,
+    /// Stem of the default database file name (`bsq` gives `bsq.db`).
+    pub file_stem: &'static str,
 }
 
 /// Every game this build knows.
@@ -24,6 +26,7 @@ pub const GAMES: &[GameInfo] = &[GameInfo {
     id: british_square::ID,
     about: "British Square: place pieces, never next to an opposing piece. \
             Variants: 3x3, 4x4, 5x5 (default), center-allowed",
+    file_stem: "bsq",
 }];
 
 /// Why a game could not be set up.
@@ -141,6 +144,22 @@ impl AnyGame {
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solution, SolveError> {
         match self {
             AnyGame::BritishSquare(g) => solver::solve(g, progress),
+        }
+    }
+
+    /// The default database file name: `STEM.db` for the standard variant,
+    /// `STEM-VARIANT.db` (commas as dashes) for the others.
+    pub fn default_file_name(&self) -> String {
+        let d = self.game().descriptor();
+        let stem = GAMES
+            .iter()
+            .find(|g| g.name == d.name)
+            .map_or(d.name, |g| g.file_stem);
+        let standard = AnyGame::new(d.name, "").map(|g| g.game().descriptor().variant.clone());
+        if standard.as_deref() == Ok(d.variant.as_str()) {
+            format!("{stem}.db")
+        } else {
+            format!("{stem}-{}.db", d.variant.replace(',', "-"))
         }
     }
 

@@ -52,20 +52,6 @@ struct Args {
     list_games: bool,
 }
 
-fn default_output(game: &AnyGame) -> PathBuf {
-    let d = game.game().descriptor();
-    let short = match d.name {
-        "british-square" => "bsq",
-        other => other,
-    };
-    let standard = AnyGame::new(d.name, "").map(|g| g.game().descriptor().variant.clone());
-    if standard.as_deref() == Ok(d.variant.as_str()) {
-        PathBuf::from(format!("{short}.db"))
-    } else {
-        PathBuf::from(format!("{short}-{}.db", d.variant.replace(',', "-")))
-    }
-}
-
 fn run(args: Args) -> Result<()> {
     if args.list_games {
         for g in GAMES {
@@ -74,7 +60,10 @@ fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let game = AnyGame::new(&args.game, &args.variant)?;
-    let output = args.output.clone().unwrap_or_else(|| default_output(&game));
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(game.default_file_name()));
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
         anyhow::ensure!(n > 0, "--threads must be at least 1");
