@@ -46,7 +46,7 @@ pub const GENERATOR_LEN: usize = off::RESERVED - off::GENERATOR;
 // The field table must tile the header exactly.
 const _: () = assert!(off::HEADER_CHECKSUM + 8 == HEADER_SIZE);
 const _: () = assert!(off::RECORDS_CHECKSUM + 16 == off::START_KEY);
-const _: () = assert!(HEADER_SIZE % 8 == 0);
+const _: () = assert!(HEADER_SIZE.is_multiple_of(8));
 
 /// The decoded header of a database.
 #[derive(Clone, Debug, PartialEq, Eq)]

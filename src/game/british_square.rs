@@ -34,8 +34,9 @@ pub struct BritishSquare {
     forbidden_opening: u64,
     sym: SquareSymmetry,
     desc: GameDescriptor,
-    /// Whether [`Game::canonical_children`] may use AVX2 (checked once).
-    simd: bool,
+    /// The vector instructions [`Game::canonical_children`] may use
+    /// (checked once).
+    simd: Simd,
 }
 
 impl BritishSquare {
@@ -349,18 +350,31 @@ impl BritishSquare {
     }
 }
 
-/// Whether this processor runs [`BritishSquare::canonical_children_avx2`].
-fn simd_available() -> bool {
+/// Which vector code canonicalises children: the best this processor runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Simd {
+    /// Portable code.
+    None,
+    /// [`BritishSquare::canonical_children_avx2`].
+    Avx2,
+    /// [`BritishSquare::canonical_children_avx512`].
+    Avx512,
+}
+
+/// The best [`Simd`] level this processor runs.
+fn simd_available() -> Simd {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("bmi1")
+        use std::arch::is_x86_feature_detected as has;
+        let base = has!("popcnt") && has!("bmi1");
+        if base && has!("avx512f") {
+            return Simd::Avx512;
+        }
+        if base && has!("avx2") {
+            return Simd::Avx2;
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    Simd::None
 }
 
 impl BritishSquare {
@@ -467,6 +481,97 @@ impl BritishSquare {
     }
 }
 
+impl BritishSquare {
+    /// [`Game::canonical_children`] with AVX-512: the 8 images of the parent
+    /// in one vector, each child's candidates one OR away and their minimum
+    /// one reduction. Gives exactly what the portable code gives.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512F, POPCNT and BMI1
+    /// (`self.simd == Simd::Avx512`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
+    unsafe fn canonical_children_avx512(&self, s: u64, out: &mut Vec<Edge>) {
+        use super::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
+        match self.n {
+            5 => self.children_avx512(&TWO_PLANES_5, s, out),
+            4 => self.children_avx512(&TWO_PLANES_4, s, out),
+            _ => self.children_avx512(&TWO_PLANES_3, s, out),
+        }
+    }
+
+    /// See [`BritishSquare::canonical_children_avx512`]. Lane `i` holds
+    /// image `i`: mirrored if bit 0 of `i` is set, flipped if bit 1,
+    /// then transposed if bit 2, as [`SquareSymmetry`] numbers them.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
+    #[inline]
+    unsafe fn children_avx512<const H: usize, const T: usize>(
+        &self,
+        swaps: &super::square::SquareSwaps<H, T>,
+        s: u64,
+        out: &mut Vec<Edge>,
+    ) {
+        use std::arch::x86_64::*;
+        // A delta swap in the lanes of `$mask`: t = ((x >> s) ^ x) & mask;
+        // x ^= t ^ (t << s), two three-input logic steps.
+        macro_rules! swap {
+            ($v:expr, $mask:expr, $shift:expr) => {{
+                let count = _mm_cvtsi32_si128($shift as i32);
+                let v = $v;
+                // 0x28: (a ^ b) & c.
+                let t = _mm512_ternarylogic_epi64::<0x28>(_mm512_srl_epi64(v, count), v, $mask);
+                // 0x96: a ^ b ^ c.
+                _mm512_ternarylogic_epi64::<0x96>(v, t, _mm512_sll_epi64(t, count))
+            }};
+        }
+        let (x, o) = (self.x(s), self.o(s));
+        let me = self.to_move(s);
+        let side = s & self.side_bit();
+        let boards = s & !self.side_bit();
+        let mut v = _mm512_set1_epi64(boards as i64);
+        for &(m, shift) in &swaps.mirror {
+            let m = m as i64;
+            v = swap!(v, _mm512_setr_epi64(0, m, 0, m, 0, m, 0, m), shift);
+        }
+        for &(m, shift) in &swaps.flip {
+            let m = m as i64;
+            v = swap!(v, _mm512_setr_epi64(0, 0, m, m, 0, 0, m, m), shift);
+        }
+        for &(m, shift) in &swaps.transpose {
+            let m = m as i64;
+            v = swap!(v, _mm512_setr_epi64(0, 0, 0, 0, m, m, m, m), shift);
+        }
+        let mut legal = self.legal_cells(x, o, me);
+        if legal == 0 {
+            if self.legal_cells(x, o, me.opponent()) != 0 {
+                out.push(Edge {
+                    mv: Move::PASS,
+                    child: _mm512_reduce_min_epu64(v) | (side ^ self.side_bit()),
+                    reward: 0,
+                    again: false,
+                });
+            }
+            return;
+        }
+        let offset = if me == Player::Second { self.cells } else { 0 };
+        let child_side = side ^ self.side_bit();
+        out.reserve(legal.count_ones() as usize);
+        while legal != 0 {
+            let cell = legal.trailing_zeros();
+            legal &= legal - 1;
+            let bits = self.sym.bit_images(cell + offset);
+            let b = _mm512_loadu_si512(bits.as_ptr().cast());
+            out.push(Edge {
+                mv: Move(cell as u16),
+                child: _mm512_reduce_min_epu64(_mm512_or_si512(v, b)) | child_side,
+                reward: 1,
+                again: false,
+            });
+        }
+    }
+}
+
 impl Game for BritishSquare {
     fn descriptor(&self) -> &GameDescriptor {
         &self.desc
@@ -552,11 +657,13 @@ impl Game for BritishSquare {
     /// new piece's bit in that image, adding the piece keeps it smallest.
     fn canonical_children(&self, s: u64, out: &mut Vec<Edge>) {
         #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // SAFETY: `simd` is only set when the processor has the features
-            // the function is compiled for.
-            unsafe { self.canonical_children_avx2(s, out) };
-            return;
+        match self.simd {
+            // SAFETY: `simd` names only code whose features the processor
+            // has.
+            Simd::Avx512 => return unsafe { self.canonical_children_avx512(s, out) },
+            // SAFETY: as above.
+            Simd::Avx2 => return unsafe { self.canonical_children_avx2(s, out) },
+            Simd::None => {}
         }
         let (x, o) = (self.x(s), self.o(s));
         let me = self.to_move(s);
@@ -872,9 +979,7 @@ mod tests {
     fn the_vector_path_gives_what_the_portable_path_gives() {
         for (n, center) in [(3, false), (4, true), (5, false), (5, true)] {
             let mut g = BritishSquare::new(n, center).unwrap();
-            if !g.simd {
-                return;
-            }
+            let best = g.simd;
             // Every reachable state of small boards, playouts on 5x5.
             let mut seen = std::collections::HashSet::new();
             let mut todo = vec![g.start()];
@@ -883,19 +988,25 @@ mod tests {
                 if seen.len() > 200_000 || !seen.insert(s) {
                     continue;
                 }
-                let (mut fast, mut slow) = (Vec::new(), Vec::new());
-                g.canonical_children(s, &mut fast);
-                g.simd = false;
+                let mut slow = Vec::new();
+                g.simd = Simd::None;
                 g.canonical_children(s, &mut slow);
-                g.simd = true;
-                assert_eq!(fast, slow, "n={n} state {s:#x}");
+                for level in [Simd::Avx2, Simd::Avx512] {
+                    if level <= best {
+                        let mut fast = Vec::new();
+                        g.simd = level;
+                        g.canonical_children(s, &mut fast);
+                        assert_eq!(fast, slow, "n={n} {level:?} state {s:#x}");
+                    }
+                }
+                g.simd = best;
                 let mut moves = Vec::new();
                 g.moves(s, &mut moves);
                 for e in moves {
                     rng ^= rng << 13;
                     rng ^= rng >> 7;
                     rng ^= rng << 17;
-                    if n < 5 || rng % 4 == 0 {
+                    if n < 5 || rng.is_multiple_of(4) {
                         todo.push(e.child);
                     }
                 }

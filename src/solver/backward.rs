@@ -1,39 +1,21 @@
 //! The backward pass: the value of every state, last layer first.
 //!
 //! When layer `k` is scored, every later layer is, and the forward pass
-//! recorded where each edge's child is. So each chunk of parents is scored by
-//! reading its edges in order, in parallel over chunks, without generating any
-//! child again. A layer's values are kept as one-byte codes into a small
-//! palette when they allow it, so that the layer before reads each edge's
-//! child as a code and the move's value from a table. A parent with a
-//! same-layer child (a forced pass) waits; those are scored afterwards in
-//! rounds, each scoring the states whose same-layer children are all scored;
-//! a round without progress means the same-layer moves form a cycle.
+//! recorded each edge's child by layer and id. So the parents of a layer are
+//! scored by streaming through their edges, in parallel over the chunks the
+//! forward pass made, reading each child's value from a small array: no
+//! child is generated or looked up again. A parent with a same-layer child
+//! (a forced pass) waits; those are scored afterwards in rounds, each scoring
+//! the states whose same-layer children are all scored; a round without
+//! progress means the same-layer moves form a cycle.
 
 use rayon::prelude::*;
 
-use super::edges::{Chunk, Edges, Narrow};
-use super::layer::Layer;
+use super::edges::LayerEdges;
+use super::table::GAP;
 use super::{Cell, Progress, SolveError};
 use crate::db::layout::RecordLayout;
 use crate::value::Value;
-
-/// Where a waiting state's child value comes from.
-#[derive(Clone, Copy)]
-enum Source {
-    /// Known already.
-    Known(Cell),
-    /// The state `(partition, id)` of the same layer.
-    Same(u32, u32),
-}
-
-/// A state with same-layer children, waiting for them to be scored.
-struct Waiting {
-    part: usize,
-    id: usize,
-    /// `(reward, again, child)` per edge.
-    edges: Vec<(i8, bool, Source)>,
-}
 
 /// The order-preserving key of a value for the side to move: a higher key is
 /// better (see [`Value::better_than`]), and equal keys are equal values, so
@@ -79,327 +61,302 @@ fn best_value(best: i64) -> Value {
     }
 }
 
-/// Scores every state; fills each layer's `values`. `edges[k]` are the
-/// parents of layer `k` with their edges, as the forward pass recorded them;
-/// they are freed as the layers are scored.
+/// Walks the edges of a layer from a given edge on: their kinds and where
+/// their children are.
+struct Cursor<'a> {
+    edges: &'a LayerEdges,
+    k: usize,
+    kind: usize,
+    other: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at edge `e` of `edges`, the edges of layer `k`.
+    fn new(edges: &'a LayerEdges, k: usize, e: u64) -> Cursor<'a> {
+        Cursor {
+            edges,
+            k,
+            kind: edges.kinds.partition_point(|&(f, _, _)| f <= e).max(1) - 1,
+            other: edges.others.partition_point(|&(f, _)| f < e),
+        }
+    }
+
+    /// Edge `e` (the cursor moves forward one edge at a time): its kind,
+    /// and its child's layer and id.
+    #[inline(always)]
+    fn edge(&mut self, e: u64) -> (i8, bool, usize, u32) {
+        let kinds = &self.edges.kinds;
+        if let Some(&(f, _, _)) = kinds.get(self.kind + 1) {
+            if f == e {
+                self.kind += 1;
+            }
+        }
+        let (_, reward, again) = kinds[self.kind];
+        let mut layer = self.k + 1;
+        if let Some(&(f, j)) = self.edges.others.get(self.other) {
+            if f == e {
+                layer = j as usize;
+                self.other += 1;
+            }
+        }
+        (reward, again, layer, self.edges.id(e))
+    }
+}
+
+/// The values of a scored layer by id: one-byte codes into a palette when
+/// the layer has few distinct values (British Square has fewer than 70), so
+/// that the layer before, which reads them at random, finds them in cache.
+pub(super) enum Values {
+    /// Codes and their palette.
+    Coded(Vec<u8>, Vec<Cell>),
+    /// The values themselves.
+    Plain(Vec<Cell>),
+}
+
+impl Values {
+    /// Codes the values when they allow it.
+    fn new(cells: Vec<Cell>) -> Values {
+        // Per possible cell: its code + 1, or 0.
+        let mut index = vec![0u16; 1 << 16];
+        let mut palette = Vec::new();
+        let mut codes = Vec::with_capacity(cells.len());
+        for &c in &cells {
+            let slot = &mut index[usize::from(c.0)];
+            if *slot == 0 {
+                if palette.len() == 256 {
+                    return Values::Plain(cells);
+                }
+                palette.push(c);
+                *slot = palette.len() as u16;
+            }
+            codes.push((*slot - 1) as u8);
+        }
+        Values::Coded(codes, palette)
+    }
+
+    /// The value of `id`.
+    #[inline(always)]
+    pub(super) fn get(&self, id: u32) -> Cell {
+        match self {
+            Values::Coded(codes, palette) => palette[usize::from(codes[id as usize])],
+            Values::Plain(cells) => cells[id as usize],
+        }
+    }
+}
+
+impl Cursor<'_> {
+    /// The first edge from the cursor on that changes kind or leads
+    /// elsewhere than the next layer: up to it, edges are plain.
+    #[inline]
+    fn next_exception(&self) -> u64 {
+        let kind = self
+            .edges
+            .kinds
+            .get(self.kind + 1)
+            .map_or(u64::MAX, |k| k.0);
+        let other = self.edges.others.get(self.other).map_or(u64::MAX, |o| o.0);
+        kind.min(other)
+    }
+
+    /// The kind of the plain edges ahead.
+    #[inline]
+    fn kind(&self) -> Kind {
+        // A layer without edges has no kinds.
+        self.edges
+            .kinds
+            .get(self.kind)
+            .map_or((0, false), |&(_, reward, again)| (reward, again))
+    }
+}
+
+/// The preference of a move of each kind into a child of each code, per
+/// kind met so far: a plain edge then costs a code read and a table read.
+struct Preferences<'a> {
+    palette: &'a [Cell],
+    tables: Vec<(Kind, Box<[i64; 256]>)>,
+}
+
+/// The kind of an edge: the reward of its move, and whether the mover moves
+/// again.
+type Kind = (i8, bool);
+
+impl<'a> Preferences<'a> {
+    fn new(palette: &'a [Cell]) -> Preferences<'a> {
+        Preferences {
+            palette,
+            tables: Vec::new(),
+        }
+    }
+
+    /// The table of moves of kind `kind`.
+    fn table(&mut self, kind: Kind) -> &[i64; 256] {
+        let i = match self.tables.iter().position(|t| t.0 == kind) {
+            Some(i) => i,
+            None => {
+                let mut t = Box::new([i64::MIN; 256]);
+                for (p, &c) in t.iter_mut().zip(self.palette) {
+                    *p = through(kind.0, kind.1, c);
+                }
+                self.tables.push((kind, t));
+                self.tables.len() - 1
+            }
+        };
+        &self.tables[i].1
+    }
+}
+
+/// A parent with a same-layer child, waiting for it to be scored.
+struct Waiting {
+    id: u32,
+    first_edge: u64,
+}
+
+/// Scores every state: returns per layer the value of each id (unset for
+/// unused ids). `edges[k]` are freed as the layers are scored.
 pub(super) fn score(
-    layers: &mut [Layer],
-    edges: &mut [Edges],
+    keys: &[Vec<u64>],
+    edges: &mut [LayerEdges],
     layout: &RecordLayout,
     progress: &dyn Progress,
-) -> Result<(), SolveError> {
-    let count = layers.len();
+) -> Result<Vec<Values>, SolveError> {
+    let count = keys.len();
     progress.start_phase("solve", count as u64);
+    let mut values: Vec<Values> = (0..count).map(|_| Values::Plain(Vec::new())).collect();
     for k in (0..count).rev() {
-        let (done, later) = layers.split_at_mut(k + 1);
-        let layer = &mut done[k];
-        let mut values: Vec<Vec<Cell>> = layer
-            .parts()
-            .iter()
-            .map(|p| vec![Cell::UNSET; p.len()])
-            .collect();
-        let edges = std::mem::take(&mut edges[k]);
-        let outs = chunk_outputs(&edges.chunks, &mut values);
-        let later: &[Layer] = later;
-        let waiting: Vec<Vec<Waiting>> = edges
-            .chunks
+        let layer_edges = std::mem::take(&mut edges[k]);
+        let mut vals = vec![Cell::UNSET; keys[k].len()];
+        let (_, later) = values.split_at(k + 1);
+        let starts = &layer_edges.starts;
+        // Each chunk's share of the values.
+        let mut outs = Vec::with_capacity(starts.len());
+        let mut rest: &mut [Cell] = &mut vals;
+        for (i, &(first, _)) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).map_or(keys[k].len(), |s| s.0 as usize);
+            let (head, tail) = rest.split_at_mut(end - first as usize);
+            outs.push(head);
+            rest = tail;
+        }
+        let waiting: Vec<Vec<Waiting>> = starts
             .par_iter()
             .zip(outs)
-            .map(|(c, out)| score_chunk(k, &edges, c, out, later, layout))
+            .map(|(&(first, e), out)| {
+                score_chunk(k, &keys[k], &layer_edges, first, e, out, later, layout)
+            })
             .collect::<Result<_, _>>()?;
-        drop(edges);
-        layer.values = values;
-        settle(k, layer, waiting.into_iter().flatten().collect(), layout)?;
-        layer.compress();
+        let waiting: Vec<Waiting> = waiting.into_iter().flatten().collect();
+        settle(k, &layer_edges, &mut vals, waiting, later, layout)?;
+        values[k] = Values::new(vals);
         progress.advance(1);
     }
     progress.finish_phase();
-    Ok(())
+    Ok(values)
 }
 
-/// Splits the value arrays into one slice per chunk, in chunk order.
-fn chunk_outputs<'a>(chunks: &[Chunk], values: &'a mut [Vec<Cell>]) -> Vec<&'a mut [Cell]> {
-    // Chunks of one partition cover disjoint id ranges; cut each partition's
-    // values at them in id order.
-    let mut order: Vec<usize> = (0..chunks.len()).collect();
-    order.sort_unstable_by_key(|&i| (chunks[i].part, chunks[i].first));
-    let mut outs: Vec<Option<&mut [Cell]>> = (0..chunks.len()).map(|_| None).collect();
-    let mut rests: Vec<(usize, &mut [Cell])> = values.iter_mut().map(|v| (0, &mut v[..])).collect();
-    for i in order {
-        let c = &chunks[i];
-        let (at, rest) = &mut rests[c.part];
-        let tail = std::mem::take(rest);
-        let (_, tail) = tail.split_at_mut(c.first - *at);
-        let (head, tail) = tail.split_at_mut(c.len);
-        outs[i] = Some(head);
-        *rest = tail;
-        *at = c.first + c.len;
-    }
-    outs.into_iter().map(Option::unwrap_or_default).collect()
-}
-
-/// Scores the parents of one chunk into `out`; returns those that wait for
-/// same-layer children.
+/// Scores the parents `first..` of layer `k` whose edges start at edge `e`,
+/// writing their values to `out`; returns those with same-layer children.
+#[allow(clippy::too_many_arguments)]
 fn score_chunk(
     k: usize,
-    edges: &Edges,
-    c: &Chunk,
+    keys: &[u64],
+    edges: &LayerEdges,
+    first: u32,
+    mut e: u64,
     out: &mut [Cell],
-    later: &[Layer],
+    later: &[Values],
     layout: &RecordLayout,
 ) -> Result<Vec<Waiting>, SolveError> {
-    let n = c.len;
-    let counts = &edges.counts[c.counts..c.counts + n];
-    let e: usize = counts.iter().map(|&n| usize::from(n)).sum::<usize>()
-        + c.many
-            .iter()
-            .map(|&m| m as usize - usize::from(u8::MAX))
-            .sum::<usize>();
-    let (from, to) = (c.edges, c.edges + e);
-    let w = Window {
-        k,
-        c,
-        counts,
-        other: edges.other,
-        later,
-        layout,
-    };
-    // One copy of the loop per width of routes and ids.
-    match (&edges.routes, &edges.ids) {
-        (Narrow::U8(r), Narrow::U8(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U8(r), Narrow::U16(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U8(r), Narrow::U32(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U16(r), Narrow::U8(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U16(r), Narrow::U16(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U16(r), Narrow::U32(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U32(r), Narrow::U8(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U32(r), Narrow::U16(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-        (Narrow::U32(r), Narrow::U32(i)) => score_edges(&w, &r[from..to], &i[from..to], out),
-    }
-}
-
-/// What [`score_edges`] needs besides the edges.
-struct Window<'a> {
-    k: usize,
-    c: &'a Chunk,
-    counts: &'a [u8],
-    other: u32,
-    later: &'a [Layer],
-    layout: &'a RecordLayout,
-}
-
-/// The preference of a move of a kind of the chunk (by index into the
-/// chunk's distinct kinds) to a state of the next layer.
-trait Prefs {
-    fn pref(&self, kind: usize, part: usize, id: usize) -> i64;
-}
-
-/// For a next layer with coded values: per kind, a table by code.
-struct Coded<'a> {
-    codes: &'a [Vec<u8>],
-    tables: Vec<[i64; 256]>,
-}
-
-impl Prefs for Coded<'_> {
-    #[inline(always)]
-    fn pref(&self, kind: usize, part: usize, id: usize) -> i64 {
-        self.tables[kind][usize::from(self.codes[part][id])]
-    }
-}
-
-/// For any next layer.
-struct Plain<'a> {
-    next: &'a Layer,
-    kinds: &'a [(i8, bool)],
-}
-
-impl Prefs for Plain<'_> {
-    #[inline(always)]
-    fn pref(&self, kind: usize, part: usize, id: usize) -> i64 {
-        let (reward, again) = self.kinds[kind];
-        through(reward, again, self.next.value(part, id))
-    }
-}
-
-fn score_edges<R: Copy + Into<u32>, I: Copy + Into<u32>>(
-    w: &Window<'_>,
-    routes: &[R],
-    ids: &[I],
-    out: &mut [Cell],
-) -> Result<Vec<Waiting>, SolveError> {
-    // The chunk's distinct kinds; its runs by index into them.
-    let mut kinds: Vec<(i8, bool)> = Vec::new();
-    let runs: Vec<(usize, u32)> =
-        w.c.kinds
-            .iter()
-            .map(|&(r, a, n)| {
-                let i = kinds.iter().position(|&k| k == (r, a)).unwrap_or_else(|| {
-                    kinds.push((r, a));
-                    kinds.len() - 1
-                });
-                (i, n)
-            })
-            .collect();
-    match w.later.first() {
-        Some(next) if !next.palette.is_empty() => {
-            let tables = kinds
-                .iter()
-                .map(|&(reward, again)| {
-                    let mut t = [i64::MIN; 256];
-                    for (t, &v) in t.iter_mut().zip(&next.palette) {
-                        *t = through(reward, again, v);
-                    }
-                    t
-                })
-                .collect();
-            let prefs = Coded {
-                codes: &next.codes,
-                tables,
-            };
-            score_with(w, routes, ids, &runs, &kinds, &prefs, out)
-        }
-        next => {
-            let empty = Layer::default();
-            let prefs = Plain {
-                next: next.unwrap_or(&empty),
-                kinds: &kinds,
-            };
-            score_with(w, routes, ids, &runs, &kinds, &prefs, out)
-        }
-    }
-}
-
-/// Scores the parents of a chunk: the best preference over each parent's
-/// edges, read in order; a parent with a same-layer child waits.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn score_with<R: Copy + Into<u32>, I: Copy + Into<u32>, P: Prefs>(
-    w: &Window<'_>,
-    routes: &[R],
-    ids: &[I],
-    runs: &[(usize, u32)],
-    kinds: &[(i8, bool)],
-    prefs: &P,
-    out: &mut [Cell],
-) -> Result<Vec<Waiting>, SolveError> {
-    let Window {
-        k,
-        c,
-        counts,
-        other,
-        later,
-        layout,
-    } = *w;
+    let mut cursor = Cursor::new(edges, k, e);
     let mut waiting = Vec::new();
-    let (mut run, mut left) = (0, runs.first().map_or(0, |r| r.1));
-    let mut others = 0;
-    let mut many = c.many.iter();
-    let mut e = 0;
-    for (i, (slot, &count)) in out.iter_mut().zip(counts).enumerate() {
-        let n = if count == u8::MAX {
-            many.next().map_or(0, |&m| m as usize)
-        } else {
-            usize::from(count)
-        };
-        // Where the parent's edges start, to read them again if it waits.
-        let (run0, left0, others0) = (run, left, others);
-        let mut best = i64::MIN;
-        let mut same = false;
-        for (&r, &id) in routes[e..e + n].iter().zip(&ids[e..e + n]) {
-            while left == 0 && run + 1 < runs.len() {
-                run += 1;
-                left = runs[run].1;
-            }
-            left = left.saturating_sub(1);
-            let kind = runs.get(run).map_or(0, |r| r.0);
-            let (r, id): (u32, u32) = (r.into(), id.into());
-            if r == other {
-                let (j, p, id) = c.others.get(others).copied().unwrap_or_default();
-                others += 1;
-                if j as usize == k {
-                    same = true;
-                } else {
-                    let (reward, again) = kinds.get(kind).copied().unwrap_or_default();
-                    let v = later[j as usize - k - 1].value(p as usize, id as usize);
-                    best = best.max(through(reward, again, v));
-                }
-            } else {
-                best = best.max(prefs.pref(kind, r as usize, id as usize));
-            }
+    let empty = Values::Plain(Vec::new());
+    let next = later.first().unwrap_or(&empty);
+    // The fast path: a parent whose edges are all plain, into a coded layer.
+    let (codes, mut prefs): (&[u8], _) = match next {
+        Values::Coded(codes, palette) => (codes, Some(Preferences::new(palette))),
+        Values::Plain(_) => (&[], None),
+    };
+    let mut plain_until = cursor.next_exception();
+    let mut table = match prefs.as_mut() {
+        Some(p) => *p.table(cursor.kind()),
+        None => [i64::MIN; 256],
+    };
+    for (i, out) in out.iter_mut().enumerate() {
+        let id = first + i as u32;
+        let n = edges.count(id) as u64;
+        if keys[id as usize] == GAP {
+            e += n;
+            continue;
         }
-        if same {
-            // Rare: read the edges again, keeping where each value comes from.
-            let (mut run, mut left, mut others) = (run0, left0, others0);
-            let mut edges = Vec::with_capacity(n);
-            for (&r, &id) in routes[e..e + n].iter().zip(&ids[e..e + n]) {
-                while left == 0 && run + 1 < runs.len() {
-                    run += 1;
-                    left = runs[run].1;
-                }
-                left = left.saturating_sub(1);
-                let (reward, again) = kinds
-                    .get(runs.get(run).map_or(0, |r| r.0))
-                    .copied()
-                    .unwrap_or_default();
-                let (r, id): (u32, u32) = (r.into(), id.into());
-                let src = if r == other {
-                    let (j, p, id) = c.others.get(others).copied().unwrap_or_default();
-                    others += 1;
-                    if j as usize == k {
-                        Source::Same(p, id)
-                    } else {
-                        Source::Known(later[j as usize - k - 1].value(p as usize, id as usize))
-                    }
-                } else {
-                    Source::Known(later[0].value(r as usize, id as usize))
-                };
-                edges.push((reward, again, src));
+        if prefs.is_some() && e + n <= plain_until {
+            let mut best = i64::MIN;
+            for e in e..e + n {
+                best = best.max(table[usize::from(codes[edges.id(e) as usize])]);
             }
-            waiting.push(Waiting {
-                part: c.part,
-                id: c.first + i,
-                edges,
-            });
+            *out = Cell::new(best_value(best), layout)?;
+            e += n;
+            continue;
+        }
+        let mut best = i64::MIN;
+        let mut wait = false;
+        for e in e..e + n {
+            let (reward, again, layer, child) = cursor.edge(e);
+            let cell = if layer == k + 1 {
+                next.get(child)
+            } else if layer == k {
+                wait = true;
+                continue;
+            } else {
+                later[layer - k - 1].get(child)
+            };
+            best = best.max(through(reward, again, cell));
+        }
+        if wait {
+            waiting.push(Waiting { id, first_edge: e });
         } else {
-            *slot = Cell::new(best_value(best), layout)?;
+            *out = Cell::new(best_value(best), layout)?;
         }
         e += n;
+        plain_until = cursor.next_exception();
+        if let Some(p) = prefs.as_mut() {
+            table = *p.table(cursor.kind());
+        }
     }
     Ok(waiting)
 }
 
-/// Scores the states left waiting for same-layer children, in rounds.
+/// Scores the parents of layer `k` that wait for same-layer children.
 fn settle(
     k: usize,
-    layer: &mut Layer,
+    edges: &LayerEdges,
+    vals: &mut [Cell],
     mut waiting: Vec<Waiting>,
+    later: &[Values],
     layout: &RecordLayout,
 ) -> Result<(), SolveError> {
     while !waiting.is_empty() {
-        let values = &layer.values;
-        let results: Vec<Option<Cell>> = waiting
-            .par_iter()
-            .map(|w| {
-                let mut best = i64::MIN;
-                for &(reward, again, src) in &w.edges {
-                    let v = match src {
-                        Source::Known(v) => v,
-                        Source::Same(p, id) => values[p as usize][id as usize],
-                    };
-                    if v == Cell::UNSET {
-                        return Ok(None);
-                    }
-                    best = best.max(through(reward, again, v));
-                }
-                Cell::new(best_value(best), layout).map(Some)
-            })
-            .collect::<Result<_, _>>()?;
         let before = waiting.len();
         let mut still = Vec::new();
-        for (w, r) in waiting.into_iter().zip(results) {
-            match r {
-                Some(c) => layer.values[w.part][w.id] = c,
-                None => still.push(w),
+        for w in waiting {
+            let mut cursor = Cursor::new(edges, k, w.first_edge);
+            let n = edges.count(w.id) as u64;
+            let mut best = i64::MIN;
+            let mut ready = true;
+            for e in w.first_edge..w.first_edge + n {
+                let (reward, again, layer, child) = cursor.edge(e);
+                let cell = if layer == k {
+                    vals[child as usize]
+                } else {
+                    later[layer - k - 1].get(child)
+                };
+                if cell == Cell::UNSET {
+                    ready = false;
+                    break;
+                }
+                best = best.max(through(reward, again, cell));
+            }
+            if ready {
+                vals[w.id as usize] = Cell::new(best_value(best), layout)?;
+            } else {
+                still.push(w);
             }
         }
         if still.len() == before {
@@ -408,29 +365,4 @@ fn settle(
         waiting = still;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn preference_orders_like_better_than_and_round_trips() {
-        let mut vals = Vec::new();
-        for net in [-100, -3, -1, 0, 1, 2, 50] {
-            for remoteness in [0, 1, 7, 200, u32::MAX >> 1] {
-                vals.push(Value { net, remoteness });
-            }
-        }
-        for &a in &vals {
-            assert_eq!(from_preference(preference(a)), a);
-            for &b in &vals {
-                assert_eq!(
-                    preference(a) > preference(b),
-                    a.better_than(b),
-                    "{a:?} {b:?}"
-                );
-            }
-        }
-    }
 }

@@ -1,184 +1,121 @@
-//! The edges of a chunk of parents, as the forward pass records them for the
+//! The recorded edges of one layer, as the forward pass leaves them for the
 //! backward pass.
 //!
-//! Recording where each child went costs about 3 bytes per edge and spares
-//! the backward pass generating, canonicalising and looking up every child
-//! again: it reads each child's value directly by `(partition, id)`.
+//! States of a layer are named by their id (see [`super::table`]); the
+//! parents of a layer are expanded in id order, so a layer's edges are one
+//! sequence, each parent's edges in a row. Most edges lead to the next
+//! layer, keep the kind of the edge before (the reward and whether the
+//! mover moves again), and name their child by an id of 3 bytes; only the
+//! exceptions are stored at length. For British Square that is about 3 bytes
+//! an edge and 1 byte a state.
 
-/// Small unsigned numbers in the narrowest of `u8`, `u16` and `u32` that
-/// holds them all so far; widened when a larger one comes.
-pub(super) enum Narrow {
-    /// Every number is below 2^8.
-    U8(Vec<u8>),
-    /// Every number is below 2^16.
-    U16(Vec<u16>),
-    /// Any `u32`.
-    U32(Vec<u32>),
-}
+/// Children counts this large are stored in [`LayerEdges::many`].
+const MANY: u8 = u8::MAX;
 
-impl Default for Narrow {
-    fn default() -> Self {
-        Narrow::U8(Vec::new())
-    }
-}
-
-impl Narrow {
-    /// The number of entries.
-    pub(super) fn len(&self) -> usize {
-        match self {
-            Narrow::U8(v) => v.len(),
-            Narrow::U16(v) => v.len(),
-            Narrow::U32(v) => v.len(),
-        }
-    }
-
-    /// Grows to `len` entries (zeros), widening first if needed to hold
-    /// numbers up to `max`.
-    pub(super) fn reserve_to(&mut self, len: usize, max: u64) {
-        if max > u64::from(u16::MAX) {
-            if let Narrow::U8(_) | Narrow::U16(_) = self {
-                *self = Narrow::U32((0..self.len()).map(|i| self.get(i)).collect());
-            }
-        } else if max > u64::from(u8::MAX) {
-            if let Narrow::U8(v) = self {
-                *self = Narrow::U16(v.iter().map(|&x| u16::from(x)).collect());
-            }
-        }
-        match self {
-            Narrow::U8(v) => v.resize(len, 0),
-            Narrow::U16(v) => v.resize(len, 0),
-            Narrow::U32(v) => v.resize(len, 0),
-        }
-    }
-
-    /// Fills entries `from..`, in parallel: consecutive runs of `lens`
-    /// entries, run `r` from `f(&items[r], i)` for `i` in `0..lens[r]`. The
-    /// numbers must fit the width ([`Narrow::reserve_to`]).
-    pub(super) fn fill_from<T: Sync>(
-        &mut self,
-        from: usize,
-        lens: impl Iterator<Item = usize>,
-        items: &[T],
-        f: impl Fn(&T, usize) -> u64 + Sync,
-    ) {
-        use rayon::prelude::*;
-        fn fill<X: Send, T: Sync>(
-            v: &mut [X],
-            lens: impl Iterator<Item = usize>,
-            items: &[T],
-            f: impl Fn(&T, usize) -> X + Sync,
-        ) {
-            let mut runs = Vec::new();
-            let mut rest = v;
-            for n in lens {
-                let (head, tail) = rest.split_at_mut(n);
-                runs.push(head);
-                rest = tail;
-            }
-            runs.into_par_iter().zip(items).for_each(|(run, item)| {
-                for (i, x) in run.iter_mut().enumerate() {
-                    *x = f(item, i);
-                }
-            });
-        }
-        match self {
-            Narrow::U8(v) => fill(&mut v[from..], lens, items, |t, i| f(t, i) as u8),
-            Narrow::U16(v) => fill(&mut v[from..], lens, items, |t, i| f(t, i) as u16),
-            Narrow::U32(v) => fill(&mut v[from..], lens, items, |t, i| f(t, i) as u32),
-        }
-    }
-
-    /// Frees unused capacity.
-    pub(super) fn shrink_to_fit(&mut self) {
-        match self {
-            Narrow::U8(v) => v.shrink_to_fit(),
-            Narrow::U16(v) => v.shrink_to_fit(),
-            Narrow::U32(v) => v.shrink_to_fit(),
-        }
-    }
-
-    /// Entry `i`.
-    pub(super) fn get(&self, i: usize) -> u32 {
-        match self {
-            Narrow::U8(v) => u32::from(v[i]),
-            Narrow::U16(v) => u32::from(v[i]),
-            Narrow::U32(v) => v[i],
-        }
-    }
-}
-
-/// A chunk of parents (ids `first .. first + len` of one partition of their
-/// layer): which of the layer's edges and counts are theirs, and what is
-/// kept per chunk.
-pub(super) struct Chunk {
-    /// The parents' partition.
-    pub(super) part: usize,
-    /// The first parent's id.
-    pub(super) first: usize,
-    /// The number of parents.
-    pub(super) len: usize,
-    /// The parents' first edge in [`Edges::routes`] and [`Edges::ids`].
-    pub(super) edges: usize,
-    /// The parents' first count in [`Edges::counts`].
-    pub(super) counts: usize,
-    /// Edge counts of `u8::MAX` or more, in parent order.
-    pub(super) many: Vec<u32>,
-    /// The edges' rewards and whether the mover moves again, run-length
-    /// encoded: `(reward, again, run)`.
-    pub(super) kinds: Vec<(i8, bool, u32)>,
-    /// The children not in the next layer, in edge order: `(layer,
-    /// partition, id)`.
-    pub(super) others: Vec<(u32, u32, u32)>,
-}
-
-/// The parents of one layer, chunk by chunk, and their edges. Each array is
-/// one allocation for the whole layer, so that it goes back to the system
-/// when the backward pass is done with the layer.
+/// The edges of the parents of one layer, in id order.
 #[derive(Default)]
-pub(super) struct Edges {
-    /// The chunks, in the order the forward pass expanded them.
-    pub(super) chunks: Vec<Chunk>,
-    /// Per parent, its number of edges; `u8::MAX` means the chunk's next
-    /// entry of [`Chunk::many`].
-    pub(super) counts: Vec<u8>,
-    /// Per edge: the partition of the next layer holding the child, or
-    /// [`Edges::other`] when the child is not in the next layer (it is in
-    /// [`Chunk::others`] then).
-    pub(super) routes: Narrow,
-    /// Per edge: the child's id in its partition of the next layer (0 for
-    /// children not in the next layer).
-    pub(super) ids: Narrow,
-    /// The route of children not in the next layer: the number of
-    /// partitions of the next layer.
-    pub(super) other: u32,
+pub(super) struct LayerEdges {
+    /// Per parent id: its number of edges, or [`MANY`].
+    counts: Vec<u8>,
+    /// `(id, count)` of the parents with [`MANY`] edges or more, by id.
+    many: Vec<(u32, u32)>,
+    /// Per edge: the id of its child, `width` bytes little-endian.
+    ids: Vec<u8>,
+    width: usize,
+    /// `(edge, layer)` of the edges whose child is not in the next layer,
+    /// by edge.
+    pub(super) others: Vec<(u64, u32)>,
+    /// `(edge, reward, again)`: the kind of every edge from `edge` on, up to
+    /// the next entry.
+    pub(super) kinds: Vec<(u64, i8, bool)>,
+    /// `(first parent id, its first edge)`, every [`super::CHUNK`] ids.
+    pub(super) starts: Vec<(u32, u64)>,
 }
 
-impl Edges {
-    /// Frees unused capacity once the layer is complete.
-    pub(super) fn shrink_to_fit(&mut self) {
-        self.chunks.shrink_to_fit();
-        self.counts.shrink_to_fit();
-        self.routes.shrink_to_fit();
-        self.ids.shrink_to_fit();
+impl LayerEdges {
+    /// Starts recording, for parents from id 0.
+    pub(super) fn new() -> LayerEdges {
+        LayerEdges {
+            starts: vec![(0, 0)],
+            ..LayerEdges::default()
+        }
+    }
+
+    /// The number of parents recorded.
+    pub(super) fn parents(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// The number of edges of the parent `id`.
+    #[inline(always)]
+    pub(super) fn count(&self, id: u32) -> usize {
+        let c = self.counts[id as usize];
+        if c < MANY {
+            return usize::from(c);
+        }
+        match self.many.binary_search_by_key(&id, |&(i, _)| i) {
+            Ok(i) => self.many[i].1 as usize,
+            Err(_) => usize::from(MANY),
+        }
+    }
+
+    /// Adds a parent with `n` edges.
+    #[inline]
+    pub(super) fn push_count(&mut self, n: usize) {
+        let id = self.counts.len() as u32;
+        if n >= usize::from(MANY) {
+            self.counts.push(MANY);
+            self.many.push((id, n as u32));
+        } else {
+            self.counts.push(n as u8);
+        }
+    }
+
+    /// The child id of edge `e`.
+    #[inline(always)]
+    pub(super) fn id(&self, e: u64) -> u32 {
+        let at = e as usize * self.width;
+        // The vector has 3 bytes of slack at the end, so 4 can be read.
+        let b = &self.ids[at..at + 4];
+        let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        if self.width == 4 {
+            v
+        } else {
+            v & 0x00FF_FFFF
+        }
+    }
+
+    /// Stores the child ids of every edge, packed as narrowly as they allow.
+    pub(super) fn set_ids(&mut self, ids: &[u32]) {
+        let max = ids.iter().copied().max().unwrap_or(0);
+        self.width = if max < 1 << 24 { 3 } else { 4 };
+        let w = self.width;
+        let mut out = vec![0u8; ids.len() * w + 4];
+        // Each id is written as 4 bytes; the next one overwrites the extra.
+        for (i, &id) in ids.iter().enumerate() {
+            out[i * w..i * w + 4].copy_from_slice(&id.to_le_bytes());
+        }
+        out.truncate(ids.len() * w + 3);
+        self.ids = out;
     }
 }
 
-/// Appends an edge of kind `(reward, again)` to run-length encoded kinds.
-#[inline]
-pub(super) fn push_kind(kinds: &mut Vec<(i8, bool, u32)>, reward: i8, again: bool) {
-    match kinds.last_mut() {
-        Some((r, a, n)) if *r == reward && *a == again => *n += 1,
-        _ => kinds.push((reward, again, 1)),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Appends a parent with `n` edges to the counts.
-#[inline]
-pub(super) fn push_count(counts: &mut Vec<u8>, many: &mut Vec<u32>, n: usize) {
-    if n < usize::from(u8::MAX) {
-        counts.push(n as u8);
-    } else {
-        counts.push(u8::MAX);
-        many.push(n as u32);
+    #[test]
+    fn counts_and_ids_round_trip() {
+        let mut e = LayerEdges::new();
+        for n in [0, 3, 254, 255, 256, 1000, 7] {
+            e.push_count(n);
+        }
+        let counts: Vec<usize> = (0..7).map(|i| e.count(i)).collect();
+        assert_eq!(counts, [0, 3, 254, 255, 256, 1000, 7]);
+        for ids in [vec![0u32, 5, (1 << 24) - 1], vec![1 << 24, 3, u32::MAX]] {
+            e.set_ids(&ids);
+            let back: Vec<u32> = (0..ids.len() as u64).map(|i| e.id(i)).collect();
+            assert_eq!(back, ids);
+        }
     }
 }

@@ -23,8 +23,8 @@
 mod backward;
 mod edges;
 mod forward;
-mod layer;
 mod radix;
+mod table;
 #[cfg(test)]
 mod tests;
 
@@ -87,6 +87,12 @@ pub enum SolveError {
         /// The layer.
         layer: usize,
     },
+    /// Keys are too wide for the solver's state tables.
+    #[error("keys of {bits} bits are too wide for the solver (at most 54)")]
+    KeyBits {
+        /// The declared key width.
+        bits: u32,
+    },
     /// A value does not fit the record layout.
     #[error(transparent)]
     Overflow(#[from] LayoutOverflow),
@@ -126,6 +132,33 @@ fn prefetch<T>(v: &T) {
         _mm_prefetch::<_MM_HINT_T0>((v as *const T).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
+/// Asks the kernel to back the (untouched) allocation of `v` with huge
+/// pages: the radix sort scatters records over all of it, and with small
+/// pages nearly every write would miss the TLB. Only a hint.
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let first = start.next_multiple_of(HUGE);
+        let last = end / HUGE * HUGE;
+        if last > first {
+            // SAFETY: the range lies inside the vector's allocation, and
+            // MADV_HUGEPAGE changes how it is backed, never its contents.
+            unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
     let _ = v;
 }
 
@@ -170,16 +203,33 @@ fn overflow(value: Value, layout: &RecordLayout) -> SolveError {
 /// Solves a game completely.
 pub fn solve<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Solution, SolveError> {
     let layout = RecordLayout::for_game(game.descriptor());
-    // Records must fit a `u64`, keys having at most 63 bits.
+    // Records must fit a `u64`, and keys the state tables.
     if !layout.is_well_formed() {
         return Err(overflow(Value::TERMINAL, &layout));
     }
+    let key_bits = game.descriptor().key_bits;
+    if key_bits > table::MAX_KEY_BITS {
+        return Err(SolveError::KeyBits { bits: key_bits });
+    }
     let start = game.canonical(game.start());
-    let (mut layers, mut edges) = forward::enumerate(game, start, progress)?;
-    backward::score(&mut layers, &mut edges, &layout, progress)?;
-    let layer_sizes: Vec<usize> = layers.iter().map(layer::Layer::len).collect();
+    let forward::Enumerated { keys, mut edges } = forward::enumerate(game, start, progress)?;
+    let values = backward::score(&keys, &mut edges, &layout, progress)?;
+    drop(edges);
     progress.start_phase("sort", 1);
-    let records = radix::sorted_records(layers, &layout)?;
+    let layer_sizes: Vec<usize> = keys
+        .iter()
+        .map(|k| k.iter().filter(|&&k| k != table::GAP).count())
+        .collect();
+    let mut records = Vec::with_capacity(layer_sizes.iter().sum());
+    advise_huge_pages(&records);
+    for (keys, values) in keys.into_iter().zip(values) {
+        for (id, &key) in keys.iter().enumerate() {
+            if key != table::GAP {
+                records.push(layout.pack(key, values.get(id as u32).value())?);
+            }
+        }
+    }
+    radix::sort(&mut records, layout.key_shift);
     progress.advance(1);
     progress.finish_phase();
     Ok(Solution {

@@ -326,4 +326,15 @@ fn broken_games_are_errors() {
         solve(&game, &NoProgress),
         Err(SolveError::Overflow(_))
     ));
+    // Keys that fit a record but not the state tables.
+    let mut game = Toy::new(6, 1000, 0, 0);
+    (
+        game.desc.key_bits,
+        game.desc.value_bits,
+        game.desc.remoteness_bits,
+    ) = (56, 4, 4);
+    assert!(matches!(
+        solve(&game, &NoProgress),
+        Err(SolveError::KeyBits { bits: 56 })
+    ));
 }
