@@ -35,9 +35,9 @@ pub(super) const MAX_KEY_BITS: u32 = 54;
 /// Bits of the displacement field.
 const DISP_BITS: u32 = 8;
 /// Fill a table to at most this (per mille) before growing it.
-const GROW_AT: usize = 750;
+const GROW_AT: usize = 900;
 /// The fill a table aims for when sized for an expected number of states.
-const TARGET: usize = 600;
+const TARGET: usize = 800;
 /// Slots probed ahead of the one being inserted.
 pub(super) const AHEAD: usize = 16;
 
