@@ -12,7 +12,6 @@
 use rayon::prelude::*;
 
 use super::edges::LayerEdges;
-use super::table::GAP;
 use super::{Cell, Progress, SolveError};
 use crate::db::layout::RecordLayout;
 use crate::value::Value;
@@ -211,27 +210,27 @@ struct Waiting {
     first_edge: u64,
 }
 
-/// Scores every state: returns per layer the value of each id (unset for
-/// unused ids). `edges[k]` are freed as the layers are scored.
+/// Scores every state of layers of `sizes` states: returns per layer the
+/// value of each id. `edges[k]` are freed as the layers are scored.
 pub(super) fn score(
-    keys: &[Vec<u64>],
+    sizes: &[usize],
     edges: &mut [LayerEdges],
     layout: &RecordLayout,
     progress: &dyn Progress,
 ) -> Result<Vec<Values>, SolveError> {
-    let count = keys.len();
+    let count = sizes.len();
     progress.start_phase("solve", count as u64);
     let mut values: Vec<Values> = (0..count).map(|_| Values::Plain(Vec::new())).collect();
     for k in (0..count).rev() {
         let layer_edges = std::mem::take(&mut edges[k]);
-        let mut vals = vec![Cell::UNSET; keys[k].len()];
+        let mut vals = vec![Cell::UNSET; sizes[k]];
         let (_, later) = values.split_at(k + 1);
         let starts = &layer_edges.starts;
         // Each chunk's share of the values.
         let mut outs = Vec::with_capacity(starts.len());
         let mut rest: &mut [Cell] = &mut vals;
         for (i, &(first, _)) in starts.iter().enumerate() {
-            let end = starts.get(i + 1).map_or(keys[k].len(), |s| s.0 as usize);
+            let end = starts.get(i + 1).map_or(sizes[k], |s| s.0 as usize);
             let (head, tail) = rest.split_at_mut(end - first as usize);
             outs.push(head);
             rest = tail;
@@ -239,9 +238,7 @@ pub(super) fn score(
         let waiting: Vec<Vec<Waiting>> = starts
             .par_iter()
             .zip(outs)
-            .map(|(&(first, e), out)| {
-                score_chunk(k, &keys[k], &layer_edges, first, e, out, later, layout)
-            })
+            .map(|(&(first, e), out)| score_chunk(k, &layer_edges, first, e, out, later, layout))
             .collect::<Result<_, _>>()?;
         let waiting: Vec<Waiting> = waiting.into_iter().flatten().collect();
         settle(k, &layer_edges, &mut vals, waiting, later, layout)?;
@@ -257,7 +254,6 @@ pub(super) fn score(
 #[allow(clippy::too_many_arguments)]
 fn score_chunk(
     k: usize,
-    keys: &[u64],
     edges: &LayerEdges,
     first: u32,
     mut e: u64,
@@ -282,10 +278,6 @@ fn score_chunk(
     for (i, out) in out.iter_mut().enumerate() {
         let id = first + i as u32;
         let n = edges.count(id) as u64;
-        if keys[id as usize] == GAP {
-            e += n;
-            continue;
-        }
         if prefs.is_some() && e + n <= plain_until {
             let mut best = i64::MIN;
             for e in e..e + n {

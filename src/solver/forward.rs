@@ -18,7 +18,7 @@
 use rayon::prelude::*;
 
 use super::edges::LayerEdges;
-use super::table::{Table, GAP};
+use super::table::Table;
 use super::{Progress, SolveError, CHUNK};
 use crate::game::{Edge, Game};
 
@@ -58,8 +58,8 @@ pub(super) fn child_layer<G: Game + ?Sized>(
     Ok(j)
 }
 
-/// The forward pass's result: per layer, the keys by id ([`GAP`] for unused
-/// ids) and the edges of its parents.
+/// The forward pass's result: per layer, the keys by id and the edges of its
+/// parents.
 pub(super) struct Enumerated {
     pub(super) keys: Vec<Vec<u64>>,
     pub(super) edges: Vec<LayerEdges>,
@@ -78,10 +78,9 @@ struct Generated {
     /// `(edge, reward, again)` where the edge kind changes, from the chunk's
     /// first edge on.
     kinds: Vec<(u32, i8, bool)>,
-    edges: u64,
     /// The keys of the children in the next layer, in edge order, until
     /// they are named.
-    next_ids_keys: Vec<u64>,
+    next_keys: Vec<u64>,
 }
 
 /// Buffers a thread reuses from chunk to chunk.
@@ -122,7 +121,7 @@ pub(super) fn enumerate<G: Game + ?Sized>(
         // Close the layer under its same-layer moves.
         let table = &mut done[k];
         while !same.is_empty() {
-            let bound = table.id_bound();
+            let bound = table.len() as u32;
             let mut fresh = Vec::new();
             for &(e, key) in &same {
                 let id = table.insert(key);
@@ -204,7 +203,7 @@ impl Build {
     }
 }
 
-/// Expands `parents` (keys by id, [`GAP`] for none) of layer `k`, appending
+/// Expands `parents` (keys, in id order) of layer `k`, appending
 /// their edges to `build`; `later` are the tables of layers `k + 1` on.
 /// Returns the same-layer children: `(edge, key)`.
 fn expand<G: Game + ?Sized>(
@@ -230,8 +229,8 @@ fn expand<G: Game + ?Sized>(
         // stall the table lines fetched ahead.
         for g in &mut results {
             if let Some(next) = later.first_mut() {
-                g.next_ids.resize(g.next_ids_keys.len(), 0);
-                next.insert_all(&g.next_ids_keys, &mut g.next_ids);
+                g.next_ids.resize(g.next_keys.len(), 0);
+                next.insert_all(&g.next_keys, &mut g.next_ids);
             }
             for (e, layer, key) in build.append(g) {
                 let j = layer as usize;
@@ -263,10 +262,6 @@ fn generate<G: Game + ?Sized>(
     let mut kind = None;
     let mut e = 0u32;
     for &parent in parents {
-        if parent == GAP {
-            g.counts.push(0);
-            continue;
-        }
         scratch.edges.clear();
         game.canonical_children(parent, &mut scratch.edges);
         g.counts.push(scratch.edges.len() as u32);
@@ -277,13 +272,12 @@ fn generate<G: Game + ?Sized>(
             }
             let j = child_layer(game, key_bits, k, edge.child)?;
             if j == k + 1 && has_next {
-                g.next_ids_keys.push(edge.child);
+                g.next_keys.push(edge.child);
             } else {
                 g.others.push((e, j as u32, edge.child));
             }
             e += 1;
         }
     }
-    g.edges = u64::from(e);
     Ok(g)
 }

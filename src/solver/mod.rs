@@ -213,20 +213,15 @@ pub fn solve<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Solu
     }
     let start = game.canonical(game.start());
     let forward::Enumerated { keys, mut edges } = forward::enumerate(game, start, progress)?;
-    let values = backward::score(&keys, &mut edges, &layout, progress)?;
+    let layer_sizes: Vec<usize> = keys.iter().map(Vec::len).collect();
+    let values = backward::score(&layer_sizes, &mut edges, &layout, progress)?;
     drop(edges);
     progress.start_phase("sort", 1);
-    let layer_sizes: Vec<usize> = keys
-        .iter()
-        .map(|k| k.iter().filter(|&&k| k != table::GAP).count())
-        .collect();
     let mut records = Vec::with_capacity(layer_sizes.iter().sum());
     advise_huge_pages(&records);
     for (keys, values) in keys.into_iter().zip(values) {
         for (id, &key) in keys.iter().enumerate() {
-            if key != table::GAP {
-                records.push(layout.pack(key, values.get(id as u32).value())?);
-            }
+            records.push(layout.pack(key, values.get(id as u32).value())?);
         }
     }
     radix::sort(&mut records, layout.key_shift);

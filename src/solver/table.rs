@@ -17,13 +17,9 @@
 //! each edge's child by id at once. The keys are also kept by id as they are
 //! inserted, so the layer's key list costs nothing to read out.
 //!
-//! One thread inserts at a time (the forward pass generates children in
-//! parallel, then names them in one thread): an atomic read-modify-write
-//! per insert would fence it and stall the slots fetched ahead. The slots
-//! are atomics only so that the memory can be shared soundly; every access
-//! is a plain load or store.
-
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+//! Only one thread inserts (the forward pass generates children in parallel,
+//! then names them in one thread): an atomic read-modify-write per insert
+//! would fence it and stall the slots fetched ahead.
 
 use super::prefetch;
 
@@ -41,42 +37,29 @@ const TARGET: usize = 800;
 /// Slots probed ahead of the one being inserted.
 pub(super) const AHEAD: usize = 16;
 
-/// Marks an id that names no state in [`Table::keys_by_id`]: no key has
-/// all 64 bits.
-pub(super) const GAP: u64 = u64::MAX;
-
 /// log2 of the slots of a table for about `expected` states.
 fn bits_for(expected: usize) -> u32 {
     let want = expected.saturating_mul(1000) / TARGET;
     want.max(64).next_power_of_two().trailing_zeros()
 }
 
-/// The slots of a table: zeroed anonymous memory, backed by huge pages where
-/// the system allows (the table is probed at random, and with small pages
-/// nearly every probe would miss the TLB too), seen as atomics.
-struct Slots {
-    /// Keeps the memory mapped; never read or written directly.
-    _map: memmap2::MmapMut,
-    ptr: *const AtomicU64,
-    len: usize,
+/// Zeroed anonymous memory seen as `u64`s, backed by huge pages where the
+/// system allows: the slots are probed at random, and with small pages
+/// nearly every probe would miss the TLB too. Only the part that is used is
+/// ever touched.
+struct Words {
+    map: memmap2::MmapMut,
 }
 
-// SAFETY: `Slots` owns its memory like a `Vec<AtomicU64>` does, and only
-// hands out `&[AtomicU64]`, which is `Send` and `Sync`.
-unsafe impl Send for Slots {}
-// SAFETY: as above.
-unsafe impl Sync for Slots {}
-
-impl Slots {
-    /// `n` empty slots.
-    fn new(n: usize) -> Slots {
-        let bytes = n.checked_mul(8).expect("table size overflows");
-        let mut map = match memmap2::MmapOptions::new().len(bytes.max(8)).map_anon() {
+impl Words {
+    /// `n` zero words.
+    fn new(n: usize) -> Words {
+        let bytes = n.checked_mul(8).expect("table size overflows").max(8);
+        let map = match memmap2::MmapOptions::new().len(bytes).map_anon() {
             Ok(map) => map,
-            // As an allocation failure does.
-            Err(e) => std::alloc::handle_alloc_error(
-                std::alloc::Layout::from_size_align(bytes.max(8), 4096)
-                    .unwrap_or_else(|_| panic!("cannot map {bytes} bytes: {e}")),
+            // Report it as a failed allocation does.
+            Err(_) => std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(bytes, 8).expect("a valid layout"),
             ),
         };
         #[cfg(target_os = "linux")]
@@ -84,39 +67,32 @@ impl Slots {
             // Only a hint; without transparent huge pages it does nothing.
             let _ = map.advise(memmap2::Advice::HugePage);
         }
-        let ptr = map.as_mut_ptr().cast::<AtomicU64>().cast_const();
-        Slots {
-            _map: map,
-            ptr,
-            len: n,
-        }
+        Words { map }
     }
 
     #[inline(always)]
-    fn get(&self) -> &[AtomicU64] {
-        // SAFETY: the mapping is page aligned, zero-filled (a valid
-        // `AtomicU64` is any 8 bytes) and at least `len * 8` bytes long; it
-        // lives as long as `self`, and nothing accesses it but through
-        // these atomics.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    fn get(&self) -> &[u64] {
+        bytemuck::cast_slice(&self.map[..])
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self) -> &mut [u64] {
+        bytemuck::cast_slice_mut(&mut self.map[..])
     }
 }
 
 /// The hash set of one layer's states. See the module documentation.
 pub(super) struct Table {
-    slots: Slots,
-    /// Per id handed out: the complement of its key, or 0 if unused. Written
-    /// as ids are handed out, in blocks, so mostly in order; only the used
-    /// part of the mapping is ever touched.
-    keys: Slots,
+    /// `2^bits` slots, then nothing: the mapping may be a little longer.
+    slots: Words,
+    /// The key of each id, written in order as ids are handed out.
+    keys: Words,
     /// log2 of the number of slots.
     bits: u32,
     /// Key width.
     key_bits: u32,
-    /// States held.
-    len: usize,
-    /// The next id.
-    next_id: u32,
+    /// States held, which is also the next id.
+    len: u32,
 }
 
 /// The geometry of a table, copied into the views so that the hot loops
@@ -194,12 +170,11 @@ impl Table {
         debug_assert!(key_bits <= MAX_KEY_BITS);
         let bits = bits.min(key_bits);
         Table {
-            slots: Slots::new(1 << bits),
-            keys: Slots::new(Geometry { bits, key_bits }.max_id() as usize + 1),
+            slots: Words::new(1 << bits),
+            keys: Words::new(Geometry { bits, key_bits }.max_id() as usize + 1),
             bits,
             key_bits,
             len: 0,
-            next_id: 0,
         }
     }
 
@@ -210,22 +185,22 @@ impl Table {
         }
     }
 
-    /// The number of states.
+    /// The number of states; their ids are `0..len`.
     pub(super) fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
-    /// One more than the largest id handed out: ids are below this, and
-    /// most of them are in use.
-    pub(super) fn id_bound(&self) -> u32 {
-        self.next_id
+    /// The slots.
+    #[inline(always)]
+    fn slots(&self) -> &[u64] {
+        &self.slots.get()[..1 << self.bits]
     }
 
     /// Whether `extra` more states would fill the table beyond its growth
     /// threshold.
     pub(super) fn needs_room(&self, extra: usize) -> bool {
         self.bits < self.key_bits
-            && self.len().saturating_add(extra) > self.slots.len * GROW_AT / 1000
+            && self.len().saturating_add(extra) > (1usize << self.bits) * GROW_AT / 1000
     }
 
     /// Rebuilds the table with room for about `n` states (at least twice
@@ -234,38 +209,33 @@ impl Table {
         let bits = bits_for(n.max(self.len())).max(self.bits + 1);
         let mut bigger = Table::with_bits(self.key_bits, bits);
         let old = self.geometry();
-        for (slot, w) in self.slots.get().iter().enumerate() {
-            let w = w.load(Relaxed);
+        for (slot, &w) in self.slots().iter().enumerate() {
             if w != 0 {
                 let (h, id) = old.decode(slot, w);
                 bigger.place(h, id);
             }
         }
-        let used = self.id_bound() as usize;
-        for (new, old) in bigger.keys.get()[..used].iter().zip(self.keys.get()) {
-            new.store(old.load(Relaxed), Relaxed);
-        }
+        let n = self.len();
+        bigger.keys.get_mut()[..n].copy_from_slice(&self.keys.get()[..n]);
         bigger.len = self.len;
-        bigger.next_id = self.next_id;
         *self = bigger;
     }
 
     /// Places hash `h` with `id` (growing: it is not in the table yet).
     fn place(&mut self, h: u64, id: u32) {
         let g = self.geometry();
-        let cap = self.slots.len;
+        let cap = 1usize << self.bits;
         let home = g.home(h);
         for disp in 0..cap {
             let i = (home + disp) & (cap - 1);
-            let s = &self.slots.get()[i];
-            if s.load(Relaxed) == 0 {
+            if self.slots.get()[i] == 0 {
                 if disp as u64 > mask(DISP_BITS) {
                     // Too far from home: spread the keys further.
                     self.grow(0);
                     self.place(h, id);
                     return;
                 }
-                s.store(g.word(h, disp as u64, id), Relaxed);
+                self.slots.get_mut()[i] = g.word(h, disp as u64, id);
                 return;
             }
         }
@@ -288,12 +258,12 @@ impl Table {
             self.grow(self.len() + keys.len());
         }
         let g = self.geometry();
-        let slots = self.slots.get();
-        let id_keys = self.keys.get();
+        let slots = &mut self.slots.get_mut()[..1 << g.bits];
+        let id_keys = self.keys.get_mut();
         let cap_mask = slots.len() - 1;
         let max_id = g.max_id();
-        let mut next_id = self.next_id;
-        let mut new = 0;
+        let first = self.len;
+        let mut next_id = first;
         let mut i = 0;
         while i < keys.len() {
             let key = keys[i];
@@ -304,15 +274,14 @@ impl Table {
             let mut at = g.home(h);
             let mut disp = 0u64;
             let id = loop {
-                let w = slots[at].load(Relaxed);
+                let w = slots[at];
                 if w == 0 {
                     if disp > mask(DISP_BITS) || next_id > max_id {
                         break None;
                     }
-                    slots[at].store(g.word(h, disp, next_id), Relaxed);
-                    id_keys[next_id as usize].store(!key, Relaxed);
+                    slots[at] = g.word(h, disp, next_id);
+                    id_keys[next_id as usize] = key;
                     next_id += 1;
-                    new += 1;
                     break Some(next_id - 1);
                 }
                 if g.tag(w) == g.tag(g.word(h, disp, 0)) {
@@ -328,29 +297,20 @@ impl Table {
                 }
                 None => {
                     // Too far from home, or out of ids: grow, then go on.
-                    self.next_id = next_id;
-                    self.len += new;
-                    let done = self.len();
-                    self.grow(done * 2);
-                    return new + self.insert_all(&keys[i..], &mut ids[i..]);
+                    self.len = next_id;
+                    self.grow(self.len() * 2);
+                    let rest = self.insert_all(&keys[i..], &mut ids[i..]);
+                    return (next_id - first) as usize + rest;
                 }
             }
         }
-        self.next_id = next_id;
-        self.len += new;
-        new
+        self.len = next_id;
+        (next_id - first) as usize
     }
 
-    /// The key of every id below [`Table::id_bound`]; [`GAP`] for the ids
-    /// handed out but not used.
+    /// The key of every id, `0..len`.
     pub(super) fn keys_by_id(&self) -> Vec<u64> {
-        self.keys.get()[..self.id_bound() as usize]
-            .iter()
-            .map(|k| match k.load(Relaxed) {
-                0 => GAP,
-                k => !k,
-            })
-            .collect()
+        self.keys.get()[..self.len()].to_vec()
     }
 }
 
@@ -401,7 +361,7 @@ mod tests {
             t.insert(k);
         }
         assert_eq!(t.len(), 128);
-        let mut keys: Vec<u64> = t.keys_by_id().into_iter().filter(|&k| k != GAP).collect();
+        let mut keys = t.keys_by_id();
         keys.sort_unstable();
         assert_eq!(keys, (0..128).collect::<Vec<_>>());
     }
