@@ -91,24 +91,53 @@ fn lookup(game: &dyn Game, db: &Database, state: u64, canonical: u64) -> Result<
 
 /// Analyses a position: its value and the value of every legal move.
 pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, QueryError> {
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        analyze_with(game, db, state, &mut scratch)
+    })
+}
+
+/// Buffers [`analyze`] reuses from call to call: batch mode analyses
+/// hundreds of thousands of positions a second, and allocating them anew
+/// each time is a measurable share of that.
+#[derive(Default)]
+struct Scratch {
+    edges: Vec<Edge>,
+    canon: Vec<Edge>,
+    keys: Vec<u64>,
+    found: Vec<Option<Value>>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+fn analyze_with(
+    game: &dyn Game,
+    db: &Database,
+    state: u64,
+    scratch: &mut Scratch,
+) -> Result<Analysis, QueryError> {
+    let Scratch {
+        edges,
+        canon,
+        keys,
+        found,
+    } = scratch;
     let canonical = game.canonical(state);
-    let mut edges: Vec<Edge> = Vec::with_capacity(32);
-    game.moves(state, &mut edges);
-    let mut canon: Vec<Edge> = Vec::with_capacity(edges.len());
-    game.canonical_children(state, &mut canon);
+    edges.clear();
+    game.moves(state, edges);
+    canon.clear();
+    game.canonical_children(state, canon);
     // Both lists come in move order; fall back to a full canonicalisation if
     // a game ever breaks that. The position's own key goes last.
-    let mut keys: Vec<u64> = edges
-        .iter()
-        .enumerate()
-        .map(|(i, e)| match canon.get(i) {
-            Some(c) if c.mv == e.mv => c.child,
-            _ => game.canonical(e.child),
-        })
-        .collect();
+    keys.clear();
+    keys.extend(edges.iter().enumerate().map(|(i, e)| match canon.get(i) {
+        Some(c) if c.mv == e.mv => c.child,
+        _ => game.canonical(e.child),
+    }));
     keys.push(canonical);
-    let mut found = Vec::with_capacity(keys.len());
-    db.get_many(&keys, &mut found);
+    db.get_many(keys, found);
     let value = match found.pop().flatten() {
         Some(v) => v,
         None => lookup(game, db, state, canonical)?,
@@ -118,7 +147,7 @@ pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, Q
         reason,
     };
     let mut moves = Vec::with_capacity(edges.len());
-    for (e, child_value) in edges.iter().zip(found) {
+    for (e, &child_value) in edges.iter().zip(found.iter()) {
         let child_value = child_value.ok_or_else(|| {
             inconsistent(format!(
                 "the position after move {} is missing",

@@ -48,6 +48,12 @@ pub fn json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Appends an integer: batch mode writes tens of them per position, and the
+/// formatting machinery of `write!` costs several times more.
+fn push_int(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
 /// Appends a move as a JSON string literal (move names need no escaping).
 fn json_move(out: &mut String, game: &dyn Game, mv: Move) {
     out.push('"');
@@ -62,15 +68,17 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
     json_str(&mut o, input);
     o.push_str(",\"position\":");
     json_str(&mut o, &game.format_position(a.state));
-    let _ = write!(
-        o,
-        ",\"to_move\":\"{}\",\"value\":{},\"remoteness\":{},\"net\":{},\"positionValue\":\"{}\",\"best\":[",
-        game.player_name(a.to_move),
-        a.score,
-        a.value.remoteness,
-        a.value.net,
-        outcome(position_result(game, a)),
-    );
+    o.push_str(",\"to_move\":\"");
+    o.push_str(game.player_name(a.to_move));
+    o.push_str("\",\"value\":");
+    push_int(&mut o, a.score);
+    o.push_str(",\"remoteness\":");
+    push_int(&mut o, a.value.remoteness);
+    o.push_str(",\"net\":");
+    push_int(&mut o, a.value.net);
+    o.push_str(",\"positionValue\":\"");
+    o.push_str(outcome(position_result(game, a)));
+    o.push_str("\",\"best\":[");
     for (i, m) in a.best_moves().enumerate() {
         if i > 0 {
             o.push(',');
@@ -85,20 +93,30 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
         }
         o.push_str("{\"move\":");
         json_move(&mut o, game, m.mv);
-        let _ = write!(o, ",\"{code}\":");
+        o.push_str(",\"");
+        o.push_str(code);
+        o.push_str("\":");
         if m.mv == Move::PASS {
             o.push_str("null");
         } else {
-            let _ = write!(o, "{}", m.mv.0);
+            push_int(&mut o, m.mv.0);
         }
-        let _ = write!(
-            o,
-            ",\"value\":{},\"remoteness\":{},\"best\":{},\"moveValue\":\"{}\"}}",
-            m.score,
-            m.child_value.remoteness,
-            m.best,
-            outcome(move_result(game, a.to_move, m.child, m.child_value.net)),
-        );
+        o.push_str(",\"value\":");
+        push_int(&mut o, m.score);
+        o.push_str(",\"remoteness\":");
+        push_int(&mut o, m.child_value.remoteness);
+        o.push_str(if m.best {
+            ",\"best\":true,\"moveValue\":\""
+        } else {
+            ",\"best\":false,\"moveValue\":\""
+        });
+        o.push_str(outcome(move_result(
+            game,
+            a.to_move,
+            m.child,
+            m.child_value.net,
+        )));
+        o.push_str("\"}");
     }
     o.push(']');
     if let Some(line) = pv {

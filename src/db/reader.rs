@@ -153,15 +153,56 @@ impl Database {
             let mut base = [0usize; LANES];
             let mut size = [0usize; LANES];
             let mut widest = 0;
+            let mut valid = [false; LANES];
             for (i, &k) in chunk.iter().enumerate() {
                 if layout.key_bits < 64 && k >> layout.key_bits != 0 {
                     continue; // size 0: not found
                 }
                 target[i] = layout.first_record(k);
-                let (lo, hi) = self.block_of(target[i], records.len());
-                base[i] = lo;
-                size[i] = hi - lo;
-                widest = widest.max(size[i]);
+                valid[i] = true;
+            }
+            match self.fences.get() {
+                // First the block of each key in the index, in lockstep too.
+                Some(fences) if !fences.is_empty() => {
+                    let mut fbase = [0usize; LANES];
+                    let mut fsize = fences.len();
+                    while fsize > 1 {
+                        let half = fsize / 2;
+                        for i in 0..chunk.len() {
+                            let mid = fbase[i] + half;
+                            fbase[i] = if fences[mid] < target[i] {
+                                mid
+                            } else {
+                                fbase[i]
+                            };
+                        }
+                        fsize -= half;
+                    }
+                    for i in 0..chunk.len() {
+                        if valid[i] {
+                            // As in `block_of`: the block of the last fence
+                            // below the target, and one record more.
+                            let f = if fences[fbase[i]] < target[i] {
+                                fbase[i]
+                            } else {
+                                0
+                            };
+                            let lo = (f * FENCE).min(records.len());
+                            base[i] = lo;
+                            size[i] = records.len().min(lo + FENCE + 1) - lo;
+                            widest = widest.max(size[i]);
+                        }
+                    }
+                }
+                _ => {
+                    for i in 0..chunk.len() {
+                        if valid[i] {
+                            base[i] = 0;
+                            size[i] = records.len();
+                            widest = widest.max(size[i]);
+                        }
+                    }
+                }
             }
             // Branchless lower bound, all lanes together.
             while widest > 1 {
