@@ -1,4 +1,5 @@
-//! Benchmarks of the engine: lookups, analysis, canonicalisation, solving.
+//! Benchmarks of the engine: lookups, analysis, canonicalisation, solving
+//! (British Square and the dense Dots and Boxes table).
 //!
 //! `cargo bench --bench engine`. The lookup benchmarks need the 5x5
 //! database: they use `bsq.db` in the repository root, or solve and write it
@@ -9,6 +10,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use boardsolve::game::british_square::BritishSquare;
+use boardsolve::game::dots_and_boxes::DotsAndBoxes;
+use boardsolve::solver::dense::solve_dense;
 use boardsolve::solver::{solve, NoProgress};
 use boardsolve::{analyze, Database, Game};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -108,11 +111,47 @@ fn solving(c: &mut Criterion) {
     c.bench_function("solve/4x4", |b| {
         b.iter(|| solve(&game, &NoProgress).map(|s| s.records.len()))
     });
+    // The dense table of Dots and Boxes 3x3: 2^24 keys, every one solved.
+    let dab = DotsAndBoxes::from_variant("3x3").unwrap();
+    let mut group = c.benchmark_group("dots-and-boxes");
+    group.sample_size(10);
+    group.bench_function("solve/3x3", |b| {
+        b.iter(|| solve_dense(&dab, &NoProgress).map(|s| s.values()[0]))
+    });
+    group.finish();
+}
+
+fn dots_and_boxes_lookups(c: &mut Criterion) {
+    let game = DotsAndBoxes::from_variant("3x3").unwrap();
+    let dir = std::env::temp_dir().join(format!("boardsolve-bench-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("dab3x3.db");
+    let sol = solve_dense(&game, &NoProgress).expect("3x3 solves");
+    boardsolve::db::write_database(&path, game.descriptor(), &sol).expect("writes");
+    let db = Database::open(&path).expect("opens");
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let keys: Vec<u64> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x & ((1 << 24) - 1)
+        })
+        .collect();
+    let mut i = 0;
+    c.bench_function("dots-and-boxes/analyze 3x3 random position", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            analyze(&game, &db, black_box(keys[i])).map(|a| a.value)
+        })
+    });
+    drop(db);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = lookups, canonicalisation, solving
+    targets = lookups, canonicalisation, solving, dots_and_boxes_lookups
 }
 criterion_main!(benches);

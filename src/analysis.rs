@@ -1,7 +1,7 @@
 //! Answering positions from an open database: no search, only lookups.
 
 use crate::db::Database;
-use crate::game::{Edge, Game, Move, Player};
+use crate::game::{Edge, Game, Move, Player, Position};
 use crate::value::Value;
 
 /// One legal move of an analysed position.
@@ -16,7 +16,8 @@ pub struct MoveAnalysis {
     pub value: Value,
     /// The value stored for the position after the move (for its side to move).
     pub child_value: Value,
-    /// The headline score after the move (British Square: X's final score).
+    /// The headline score of the position if this move is played (British
+    /// Square: X's final score; Dots and Boxes: the mover's net boxes).
     pub score: i32,
     /// True when the move keeps the best score for the mover.
     pub best: bool,
@@ -31,6 +32,8 @@ pub struct Analysis {
     pub canonical: u64,
     /// The side to move.
     pub to_move: Player,
+    /// The first player's points so far minus the second's, when known.
+    pub lead: Option<i32>,
     /// Its value for the side to move.
     pub value: Value,
     /// The headline score (British Square: X's final score).
@@ -49,6 +52,37 @@ impl Analysis {
     /// The moves that keep the best score.
     pub fn best_moves(&self) -> impl Iterator<Item = &MoveAnalysis> {
         self.moves.iter().filter(|m| m.best)
+    }
+
+    /// The final result of the game for the side to move under perfect
+    /// play: their final lead when the score so far is known, else what
+    /// they net from here on. Positive: a win.
+    pub fn result(&self) -> i32 {
+        self.result_through(self.value.net)
+    }
+
+    /// [`Analysis::result`] if the side to move plays `m`.
+    pub fn move_result(&self, m: &MoveAnalysis) -> i32 {
+        self.result_through(m.value.net)
+    }
+
+    fn result_through(&self, net: i32) -> i32 {
+        self.lead.map_or(0, |l| l * self.to_move.sign()) + net
+    }
+
+    /// The first player's final points minus the second's under perfect
+    /// play, when the score so far is known.
+    pub fn final_lead(&self) -> Option<i32> {
+        self.lead.map(|l| l + self.to_move.sign() * self.value.net)
+    }
+
+    /// The position analysed.
+    pub fn position(&self) -> Position {
+        Position {
+            state: self.state,
+            to_move: self.to_move,
+            lead: self.lead,
+        }
     }
 }
 
@@ -89,12 +123,27 @@ fn lookup(game: &dyn Game, db: &Database, state: u64, canonical: u64) -> Result<
     })
 }
 
-/// Analyses a position: its value and the value of every legal move.
+/// Analyses a state: its value and the value of every legal move. The side
+/// to move and the score so far are what the state says
+/// ([`Game::to_move`], [`Game::lead`]).
 pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, QueryError> {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         analyze_with(game, db, state, &mut scratch)
     })
+}
+
+/// Analyses a position given with its side to move and score (see
+/// [`Game::parse`]).
+pub fn analyze_position(
+    game: &dyn Game,
+    db: &Database,
+    position: &Position,
+) -> Result<Analysis, QueryError> {
+    let mut a = analyze(game, db, position.state)?;
+    a.to_move = position.to_move;
+    a.lead = position.lead;
+    Ok(a)
 }
 
 /// Buffers [`analyze`] reuses from call to call: batch mode analyses
@@ -159,7 +208,7 @@ fn analyze_with(
             child: e.child,
             value: Value::through(e, child_value),
             child_value,
-            score: game.score(e.child, child_value.net),
+            score: 0,
             best: false,
         });
     }
@@ -177,11 +226,13 @@ fn analyze_with(
     }
     for m in &mut moves {
         m.best = m.value.net == value.net;
+        m.score = game.score(state, m.value.net);
     }
     Ok(Analysis {
         state,
         canonical,
         to_move: game.to_move(state),
+        lead: game.lead(state),
         value,
         score: game.score(state, value.net),
         moves,

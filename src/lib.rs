@@ -23,9 +23,11 @@ pub mod registry;
 pub mod solver;
 pub mod value;
 
-pub use analysis::{analyze, principal_variation, Analysis, MoveAnalysis, QueryError};
+pub use analysis::{
+    analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, QueryError,
+};
 pub use db::{Database, DbError};
-pub use game::{Edge, Game, GameDescriptor, Move, Player, PositionError};
+pub use game::{Edge, Game, GameDescriptor, Move, Player, Position, PositionError};
 pub use registry::{AnyGame, GameError};
 pub use value::Value;
 

@@ -1,11 +1,15 @@
 //! The games this build knows, by name.
 
 use crate::db::header::Header;
-use crate::db::layout::RecordLayout;
+use crate::db::layout::{LayoutKind, RecordLayout};
+use crate::db::writer::Payload;
 use crate::db::DbError;
 use crate::game::british_square::{self, BritishSquare};
+use crate::game::dots_and_boxes::{self, DotsAndBoxes};
 use crate::game::Game;
+use crate::solver::dense::{solve_dense, DenseSolution};
 use crate::solver::{self, Progress, Solution, SolveError};
+use crate::value::Value;
 
 /// Registry entry: name, id and a one-line description of a game.
 #[derive(Clone, Copy, Debug)]
@@ -21,13 +25,22 @@ pub struct GameInfo {
 }
 
 /// Every game this build knows.
-pub const GAMES: &[GameInfo] = &[GameInfo {
-    name: british_square::NAME,
-    id: british_square::ID,
-    about: "British Square: place pieces, never next to an opposing piece. \
-            Variants: 3x3, 4x4, 5x5 (default), center-allowed",
-    file_stem: "bsq",
-}];
+pub const GAMES: &[GameInfo] = &[
+    GameInfo {
+        name: british_square::NAME,
+        id: british_square::ID,
+        about: "British Square: place pieces, never next to an opposing piece. \
+                Variants: 3x3, 4x4, 5x5 (default), center-allowed",
+        file_stem: "bsq",
+    },
+    GameInfo {
+        name: dots_and_boxes::NAME,
+        id: dots_and_boxes::ID,
+        about: "Dots and Boxes: draw edges, close boxes, move again. \
+                Variants: RxC boxes with at most 32 edges, 3x3 (default) up to 3x4",
+        file_stem: "dab",
+    },
+];
 
 /// Why a game could not be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,9 +77,40 @@ pub enum GameError {
 
 /// A game of any kind this build knows, with its variant.
 #[derive(Clone, Debug)]
+// A process sets up one game; boxing the larger variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyGame {
     /// British Square.
     BritishSquare(BritishSquare),
+    /// Dots and Boxes.
+    DotsAndBoxes(DotsAndBoxes),
+}
+
+/// A solved game, in the layout its database uses.
+#[derive(Debug)]
+pub enum Solved {
+    /// Sorted records of the canonical states.
+    Sorted(Solution),
+    /// A dense table of every key.
+    Dense(DenseSolution),
+}
+
+impl Solved {
+    /// The value of a canonical state.
+    pub fn get(&self, key: u64) -> Option<Value> {
+        match self {
+            Solved::Sorted(s) => s.get(key),
+            Solved::Dense(d) => d.get(key),
+        }
+    }
+
+    /// What the database file will hold.
+    pub fn payload(&self) -> Payload<'_> {
+        match self {
+            Solved::Sorted(s) => Payload::Sorted(s),
+            Solved::Dense(d) => Payload::Dense(d),
+        }
+    }
 }
 
 impl AnyGame {
@@ -81,6 +125,9 @@ impl AnyGame {
             british_square::NAME => BritishSquare::from_variant(variant)
                 .map(AnyGame::BritishSquare)
                 .map_err(|e| bad_variant(british_square::NAME, e.0)),
+            dots_and_boxes::NAME => DotsAndBoxes::from_variant(variant)
+                .map(AnyGame::DotsAndBoxes)
+                .map_err(|e| bad_variant(dots_and_boxes::NAME, e.to_string())),
             _ => Err(GameError::UnknownGame {
                 name: name.to_owned(),
                 known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
@@ -110,6 +157,13 @@ impl AnyGame {
                 ),
             });
         }
+        let kind = LayoutKind::for_game(desc);
+        if kind != header.kind {
+            return Err(DbError::HeaderField {
+                field: "layout_kind",
+                reason: format!("{:?}, but this game is stored {kind:?}", header.kind),
+            });
+        }
         let layout = RecordLayout::for_game(desc);
         if layout != header.layout {
             return Err(DbError::HeaderField {
@@ -137,13 +191,15 @@ impl AnyGame {
     pub fn game(&self) -> &dyn Game {
         match self {
             AnyGame::BritishSquare(g) => g,
+            AnyGame::DotsAndBoxes(g) => g,
         }
     }
 
     /// Solves the game (monomorphised per game for speed).
-    pub fn solve(&self, progress: &dyn Progress) -> Result<Solution, SolveError> {
+    pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         match self {
-            AnyGame::BritishSquare(g) => solver::solve(g, progress),
+            AnyGame::BritishSquare(g) => solver::solve(g, progress).map(Solved::Sorted),
+            AnyGame::DotsAndBoxes(g) => solve_dense(g, progress).map(Solved::Dense),
         }
     }
 

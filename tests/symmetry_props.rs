@@ -347,3 +347,60 @@ fn british_square_layouts_follow_the_spec() {
         );
     }
 }
+
+/// The 3x3 and 2x3 Dots and Boxes tables (dense: every key, canonical or not),
+/// written to files and opened as a user would.
+fn dots_and_boxes_dbs() -> &'static [(
+    boardsolve::game::dots_and_boxes::DotsAndBoxes,
+    tempfile::TempDir,
+    Database,
+)] {
+    static DBS: OnceLock<
+        Vec<(
+            boardsolve::game::dots_and_boxes::DotsAndBoxes,
+            tempfile::TempDir,
+            Database,
+        )>,
+    > = OnceLock::new();
+    DBS.get_or_init(|| {
+        ["3x3", "2x3"]
+            .iter()
+            .map(|v| {
+                let game = boardsolve::game::dots_and_boxes::DotsAndBoxes::from_variant(v).unwrap();
+                let sol = boardsolve::solver::dense::solve_dense(&game, &NoProgress).unwrap();
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("dab.db");
+                write_database(&path, game.descriptor(), &sol).unwrap();
+                let db = Database::open(&path).unwrap();
+                (game, dir, db)
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every image of a Dots and Boxes position has the same value, and the
+    /// image of each move has the same value in the image position.
+    #[test]
+    fn dots_and_boxes_values_are_symmetric(
+        board in 0usize..2,
+        edges in any::<u32>(),
+        sym in 0usize..8,
+    ) {
+        let (game, _, db) = &dots_and_boxes_dbs()[board];
+        let s = u64::from(edges) & ((1u64 << game.edge_count()) - 1);
+        let sym = sym % game.symmetry_count();
+        let t = game.transform(s, sym);
+        prop_assert_eq!(db.get(s), db.get(t));
+        prop_assert_eq!(db.get(game.canonical(s)), db.get(s));
+        let a = analyze(game, db, s).unwrap();
+        let b = analyze(game, db, t).unwrap();
+        prop_assert_eq!(a.value, b.value);
+        let of_b: HashMap<Move, Value> = b.moves.iter().map(|m| (m.mv, m.value)).collect();
+        for m in &a.moves {
+            prop_assert_eq!(Some(&m.value), of_b.get(&game.transform_move(m.mv, sym)));
+        }
+    }
+}

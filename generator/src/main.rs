@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use boardsolve::progress::Bars;
-use boardsolve::registry::{AnyGame, GAMES};
+use boardsolve::registry::{AnyGame, Solved, GAMES};
 use clap::Parser;
 
 /// Solve a two-player board game perfectly and write the database of every
@@ -76,7 +76,7 @@ fn run(args: Args) -> Result<()> {
         .install(|| game.solve(&bars))
         .with_context(|| format!("solving {}", game.label()))?;
     let solved = t0.elapsed();
-    boardsolve::db::write_database(&output, game.game().descriptor(), &solution)
+    boardsolve::db::write_database(&output, game.game().descriptor(), solution.payload())
         .with_context(|| format!("writing {}", output.display()))?;
     let total = t0.elapsed();
 
@@ -86,14 +86,23 @@ fn run(args: Args) -> Result<()> {
         .get(g.canonical(start))
         .context("the start position is missing from the solution")?;
     let score = g.score(start, start_value.net);
-    let bytes = solution.records.len() as u64 * 8 + 4096;
+    let payload = solution.payload();
+    let bytes = payload.file_size();
+    let records = payload.record_count();
+    // A sorted file holds one record per canonical state; a dense one an
+    // entry for every key, symmetric or not.
+    let (what, layer_sizes) = match &solution {
+        Solved::Sorted(s) => ("canonical states", Some(s.layer_sizes.clone())),
+        Solved::Dense(_) => ("positions (dense table, every key)", None),
+    };
     if args.json {
         let j = serde_json::json!({
             "output": output.display().to_string(),
             "game": g.descriptor().name,
             "variant": g.descriptor().variant,
-            "states": solution.records.len(),
-            "layer_sizes": solution.layer_sizes,
+            "layout": if layer_sizes.is_some() { "sorted" } else { "dense" },
+            "states": records,
+            "layer_sizes": layer_sizes,
             "start_value": score,
             "start_remoteness": start_value.remoteness,
             "bytes": bytes,
@@ -103,15 +112,15 @@ fn run(args: Args) -> Result<()> {
         println!("{j}");
     } else {
         println!(
-            "wrote {}: {}, {} canonical states, {} bytes",
+            "wrote {}: {}, {} {what}, {} bytes",
             output.display(),
             game.label(),
-            solution.records.len(),
+            records,
             bytes
         );
         println!(
-            "start position: value {:+} ({}), remoteness {}",
-            score,
+            "start position: value {} ({}), remoteness {}",
+            signed(score),
             g.score_meaning(),
             start_value.remoteness
         );
@@ -122,6 +131,15 @@ fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// A value with its sign, and zero as plain `0`.
+fn signed(v: i32) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:+}")
+    }
 }
 
 fn main() -> ExitCode {

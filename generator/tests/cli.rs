@@ -125,3 +125,51 @@ fn bad_arguments_are_explained() {
         .success()
         .stdout(predicates::str::contains("british-square"));
 }
+
+#[test]
+fn generator_writes_a_dense_table_and_reports_the_root_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.db");
+    let out = generator()
+        .args([
+            "--game",
+            "dots-and-boxes",
+            "--variant",
+            "3x3",
+            "-q",
+            "--json",
+            "-o",
+        ])
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j["layout"], "dense");
+    assert_eq!(j["states"], 1u64 << 24);
+    assert_eq!(j["start_value"], -3);
+    assert_eq!(j["start_remoteness"], 24);
+    assert_eq!(j["bytes"], 4096 + (1u64 << 24));
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 4096 + (1 << 24));
+    let db = Database::open(&path).unwrap();
+    db.verify_checksum().unwrap();
+    assert_eq!(db.header().game_name, "dots-and-boxes");
+    assert_eq!(db.get(0).unwrap().net, -3);
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn boards_too_big_are_refused() {
+    generator()
+        .args(["--game", "dots-and-boxes", "--variant", "4x4", "-q"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("40 edges"));
+    generator()
+        .args(["--game", "dots-and-boxes", "--variant", "3by3", "-q"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("RxC"));
+}

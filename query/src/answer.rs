@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use boardsolve::game::{Game, Player};
+use boardsolve::game::Game;
 use boardsolve::{Analysis, Move};
 
 /// `win`, `lose` or `tie` for a result seen from one side.
@@ -11,21 +11,6 @@ fn outcome(result: i32) -> &'static str {
         1 => "win",
         -1 => "lose",
         _ => "tie",
-    }
-}
-
-/// The final result for the side to move in the analysed position.
-fn position_result(game: &dyn Game, a: &Analysis) -> i32 {
-    game.mover_result(a.state, a.value.net)
-}
-
-/// The final result, for the player making it, of a move.
-fn move_result(game: &dyn Game, mover: Player, child: u64, child_net: i32) -> i32 {
-    let r = game.mover_result(child, child_net);
-    if game.to_move(child) == mover {
-        r
-    } else {
-        -r
     }
 }
 
@@ -76,8 +61,12 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
     push_int(&mut o, a.value.remoteness);
     o.push_str(",\"net\":");
     push_int(&mut o, a.value.net);
+    if let Some(f) = a.final_lead() {
+        o.push_str(",\"final\":");
+        push_int(&mut o, f);
+    }
     o.push_str(",\"positionValue\":\"");
-    o.push_str(outcome(position_result(game, a)));
+    o.push_str(outcome(a.result()));
     o.push_str("\",\"best\":[");
     for (i, m) in a.best_moves().enumerate() {
         if i > 0 {
@@ -110,12 +99,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
         } else {
             ",\"best\":false,\"moveValue\":\""
         });
-        o.push_str(outcome(move_result(
-            game,
-            a.to_move,
-            m.child,
-            m.child_value.net,
-        )));
+        o.push_str(outcome(a.move_result(m)));
         o.push_str("\"}");
     }
     o.push(']');
@@ -150,7 +134,7 @@ pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>) -> Strin
     let _ = writeln!(o, "Position:   {}", game.format_position(a.state));
     let _ = writeln!(o, "{}", game.render(a.state));
     let _ = writeln!(o, "To move:    {me}");
-    let result = position_result(game, a);
+    let result = a.result();
     let verdict = match result.signum() {
         1 => format!("{me} wins"),
         -1 => format!("{me} loses"),
@@ -162,6 +146,17 @@ pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>) -> Strin
         signed(a.score),
         game.score_meaning()
     );
+    // Where the headline is not the final score already, and the score so
+    // far was given, say how the game ends.
+    if let (None, Some(f)) = (game.lead(a.state), a.final_lead()) {
+        let first = game.player_name(boardsolve::Player::First);
+        let second = game.player_name(boardsolve::Player::Second);
+        let _ = writeln!(
+            o,
+            "Final:      {} ({first}'s points minus {second}'s at the end)",
+            signed(f)
+        );
+    }
     let _ = writeln!(
         o,
         "Remoteness: {} plies to the end under perfect play",

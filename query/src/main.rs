@@ -8,10 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use boardsolve::db::layout::LayoutKind;
 use boardsolve::db::verify::verify;
 use boardsolve::progress::Bars;
 use boardsolve::registry::AnyGame;
-use boardsolve::{analyze, principal_variation, Database, DbError, Game};
+use boardsolve::{analyze_position, principal_variation, Database, DbError, Game};
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
 
@@ -27,10 +28,20 @@ const EXIT_BAD_DATABASE: u8 = 3;
 /// solved: the position is canonicalised and looked up in the memory-mapped
 /// file.
 ///
-/// POSITION (British Square): 25 characters of `.`, `X`, `O` row-major from
-/// the top-left, rows optionally separated by `/`, optionally followed by a
-/// space and the side to move (`X` or `O`), e.g. "X...X/...../...../...../....O O";
+/// The database says which game it holds; POSITION is in that game's notation
+/// (format-spec.md, section 5):
+///
+/// British Square: 25 characters of `.`, `X`, `O` row-major from the
+/// top-left, rows optionally separated by `/`, optionally followed by a space
+/// and the side to move (`X` or `O`), e.g. "X...X/...../...../...../....O O";
 /// or a list of moves from the start, e.g. "0,24,4" or "a1 e5 e1"; or `start`.
+///
+/// Dots and Boxes: the drawn edges, e.g. "0,5,12" (`none` for the empty
+/// board), optionally followed by the side to move (`A` or `B`) and the score
+/// so far (A's boxes, `-`, B's boxes), e.g. "0,2,6,7 B 1-0". The value is the
+/// net number of boxes the side to move takes from here on; with a score,
+/// the final result is shown too.
+///
 /// With no POSITION, the start position. With `-`, positions are read from
 /// stdin, one per line, and each line gets one answer (one JSON line with
 /// --json), streaming.
@@ -58,7 +69,8 @@ struct DbArgs {
     #[arg(long, value_name = "FILE", default_value = "bsq.db", global = true)]
     db: PathBuf,
 
-    /// Fail unless the database holds this game (e.g. british-square).
+    /// Fail unless the database holds this game (british-square,
+    /// dots-and-boxes).
     #[arg(long, value_name = "NAME", global = true)]
     game: Option<String>,
 
@@ -141,10 +153,10 @@ fn answer_one(
     json: bool,
     pv: bool,
 ) -> Result<String, String> {
-    let state = game.parse_position(input).map_err(|e| e.to_string())?;
-    let a = analyze(game, db, state).map_err(|e| e.to_string())?;
+    let position = game.parse(input).map_err(|e| e.to_string())?;
+    let a = analyze_position(game, db, &position).map_err(|e| e.to_string())?;
     let line = if pv {
-        Some(principal_variation(game, db, state).map_err(|e| e.to_string())?)
+        Some(principal_variation(game, db, position.state).map_err(|e| e.to_string())?)
     } else {
         None
     };
@@ -293,8 +305,12 @@ fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
                 });
                 println!("{j}");
             } else {
+                let checks = match db.header().kind {
+                    LayoutKind::Sorted => "checksums, order, canonical keys",
+                    LayoutKind::Dense => "checksums",
+                };
                 println!(
-                    "{path}: OK: {} ({} records): checksums, order, canonical keys{}",
+                    "{path}: OK: {} ({} records): {checks}{}",
                     game.label(),
                     report.records,
                     if report.children_checked {
@@ -333,6 +349,7 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
             "db": db_args.db.display().to_string(),
             "game": h.game_name, "game_id": h.game_id, "variant": h.variant,
             "records": h.record_count, "complete": h.is_complete(), "generator": h.generator,
+            "layout_kind": match h.kind { LayoutKind::Sorted => "sorted", LayoutKind::Dense => "dense" },
             "layout": {"key_shift": l.key_shift, "key_bits": l.key_bits, "value_shift": l.value_shift,
                        "value_bits": l.value_bits, "remoteness_shift": l.remoteness_shift,
                        "remoteness_bits": l.remoteness_bits},
@@ -355,17 +372,33 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
                 "partial"
             }
         );
+        println!(
+            "layout:     {}",
+            match h.kind {
+                LayoutKind::Sorted => "sorted u64 records (canonical positions only)",
+                LayoutKind::Dense => "dense, one byte per key (every position)",
+            }
+        );
         println!("written by: {}", h.generator);
         if let Some(v) = start_value {
             println!(
-                "start:      value {:+}, remoteness {} ({})",
-                g.score(start, v.net),
+                "start:      value {}, remoteness {} ({})",
+                signed(g.score(start, v.net)),
                 v.remoteness,
                 g.score_meaning()
             );
         }
     }
     Ok(EXIT_OK)
+}
+
+/// A value with its sign, and zero as plain `0`.
+fn signed(v: i32) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:+}")
+    }
 }
 
 fn main() -> ExitCode {

@@ -1,6 +1,6 @@
 //! The 4096-byte file header (see `format-spec.md`, section "Header").
 
-use super::layout::RecordLayout;
+use super::layout::{LayoutKind, RecordLayout};
 use super::DbError;
 
 /// The eight magic bytes a database starts with.
@@ -11,8 +11,6 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const BYTE_ORDER_MARK: u32 = 0x0A0B_0C0D;
 /// The size of the header; records start at this offset, page aligned.
 pub const HEADER_SIZE: usize = 4096;
-/// Layout kind 1: records sorted by key, binary searched.
-pub const LAYOUT_SORTED: u32 = 1;
 /// Flag bit 0: every reachable state of the game is in the file.
 pub const FLAG_COMPLETE: u32 = 1;
 
@@ -59,6 +57,8 @@ pub struct Header {
     pub game_name: String,
     /// Canonical variant spec.
     pub variant: String,
+    /// How the records are arranged: sorted `u64`s or dense bytes.
+    pub kind: LayoutKind,
     /// Record bit layout.
     pub layout: RecordLayout,
     /// Number of records.
@@ -127,7 +127,7 @@ impl Header {
         b[off::BYTE_ORDER..off::BYTE_ORDER + 4].copy_from_slice(&BYTE_ORDER_MARK.to_le_bytes());
         b[off::HEADER_SIZE..off::HEADER_SIZE + 4]
             .copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-        b[off::LAYOUT_KIND..off::LAYOUT_KIND + 4].copy_from_slice(&LAYOUT_SORTED.to_le_bytes());
+        b[off::LAYOUT_KIND..off::LAYOUT_KIND + 4].copy_from_slice(&self.kind.code().to_le_bytes());
         b[off::GAME_ID..off::GAME_ID + 4].copy_from_slice(&self.game_id.to_le_bytes());
         b[off::FLAGS..off::FLAGS + 4].copy_from_slice(&self.flags.to_le_bytes());
         put_str(
@@ -139,7 +139,7 @@ impl Header {
         )?;
         put_str(&mut b, off::VARIANT, VARIANT_LEN, &self.variant, "variant")?;
         let l = &self.layout;
-        if !l.is_well_formed() {
+        if !l.is_well_formed_for(self.kind) {
             return Err(DbError::HeaderField {
                 field: "record_layout",
                 reason: format!("{l:?} is not a valid layout"),
@@ -210,10 +210,9 @@ impl Header {
                 format!("{size}, expected {HEADER_SIZE}"),
             ));
         }
-        let kind = u32_at(buf, off::LAYOUT_KIND);
-        if kind != LAYOUT_SORTED {
-            return Err(bad("layout_kind", format!("{kind} is not a known layout")));
-        }
+        let code = u32_at(buf, off::LAYOUT_KIND);
+        let kind = LayoutKind::from_code(code)
+            .ok_or_else(|| bad("layout_kind", format!("{code} is not a known layout")))?;
         let f = |i: usize| u32::from(buf[off::FIELDS + i]);
         let layout = RecordLayout {
             key_shift: f(0),
@@ -223,7 +222,7 @@ impl Header {
             remoteness_shift: f(4),
             remoteness_bits: f(5),
         };
-        if !layout.is_well_formed()
+        if !layout.is_well_formed_for(kind)
             || buf[off::FIELDS + 6..off::RECORD_COUNT]
                 .iter()
                 .any(|&b| b != 0)
@@ -250,6 +249,12 @@ impl Header {
         if flags & !FLAG_COMPLETE != 0 {
             return Err(bad("flags", format!("unknown flag bits {flags:#x}")));
         }
+        if kind == LayoutKind::Dense && flags & FLAG_COMPLETE == 0 {
+            return Err(bad(
+                "flags",
+                "a dense file has an entry for every key, so it must be marked complete".into(),
+            ));
+        }
         let mut checksum = [0u8; 16];
         checksum.copy_from_slice(&buf[off::RECORDS_CHECKSUM..off::RECORDS_CHECKSUM + 16]);
         Ok(Header {
@@ -257,6 +262,7 @@ impl Header {
             flags,
             game_name: get_str(buf, off::GAME_NAME, GAME_NAME_LEN, "game_name")?,
             variant: get_str(buf, off::VARIANT, VARIANT_LEN, "variant")?,
+            kind,
             layout,
             record_count: u64_at(buf, off::RECORD_COUNT),
             records_checksum: u128::from_le_bytes(checksum),
@@ -265,10 +271,24 @@ impl Header {
         })
     }
 
-    /// The file size this header implies, or an error if it overflows.
+    /// The file size this header implies, or an error if it overflows (or,
+    /// for a dense file, if the record count is not `2^key_bits`).
     pub fn expected_file_size(&self) -> Result<u64, DbError> {
+        if self.kind == LayoutKind::Dense {
+            // `is_well_formed_for` bounds key_bits, so the shift cannot overflow.
+            let want = 1u64 << self.layout.key_bits;
+            if self.record_count != want {
+                return Err(DbError::HeaderField {
+                    field: "record_count",
+                    reason: format!(
+                        "{}, but a dense file of {}-bit keys has {want} entries",
+                        self.record_count, self.layout.key_bits
+                    ),
+                });
+            }
+        }
         self.record_count
-            .checked_mul(8)
+            .checked_mul(self.kind.record_size())
             .and_then(|n| n.checked_add(HEADER_SIZE as u64))
             .ok_or_else(|| DbError::HeaderField {
                 field: "record_count",
@@ -292,6 +312,7 @@ mod tests {
             flags: FLAG_COMPLETE,
             game_name: "british-square".into(),
             variant: "5x5".into(),
+            kind: LayoutKind::Sorted,
             layout: RecordLayout {
                 key_shift: 12,
                 key_bits: 51,
@@ -314,6 +335,22 @@ mod tests {
         assert_eq!(bytes.len(), HEADER_SIZE);
         assert_eq!(Header::decode(&bytes).unwrap(), h);
         assert_eq!(h.expected_file_size().unwrap(), 4096 + 42 * 8);
+    }
+
+    #[test]
+    fn dense_headers_round_trip_and_demand_a_full_table() {
+        let mut h = sample();
+        h.kind = LayoutKind::Dense;
+        h.layout = RecordLayout::dense(24);
+        h.record_count = 1 << 24;
+        let bytes = h.encode().unwrap();
+        assert_eq!(Header::decode(&bytes).unwrap(), h);
+        assert_eq!(h.expected_file_size().unwrap(), 4096 + (1 << 24));
+        h.record_count -= 1;
+        assert!(h.expected_file_size().is_err());
+        // A sorted layout's fields are not valid for a dense file.
+        h.layout = sample().layout;
+        assert!(h.encode().is_err());
     }
 
     #[test]

@@ -23,6 +23,60 @@ pub struct RecordLayout {
     pub remoteness_bits: u32,
 }
 
+/// How the records of a file are arranged (header field `layout_kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutKind {
+    /// Kind 1: one `u64` record per state, key in the high bits, sorted by key
+    /// and binary-searched.
+    Sorted,
+    /// Kind 2: one signed byte per key, for every key `0 .. 2^key_bits`, at
+    /// the key's position; no keys stored. For games whose key is itself a
+    /// dense index, where every move sets exactly one more key bit and the
+    /// game ends exactly when every key bit is set, so the remoteness of key
+    /// `k` is `key_bits - popcount(k)` and is not stored either.
+    Dense,
+}
+
+impl LayoutKind {
+    /// The number written in the header.
+    pub fn code(self) -> u32 {
+        match self {
+            LayoutKind::Sorted => 1,
+            LayoutKind::Dense => 2,
+        }
+    }
+
+    /// The kind a header number names, if any.
+    pub fn from_code(code: u32) -> Option<LayoutKind> {
+        match code {
+            1 => Some(LayoutKind::Sorted),
+            2 => Some(LayoutKind::Dense),
+            _ => None,
+        }
+    }
+
+    /// Bytes per record.
+    pub fn record_size(self) -> u64 {
+        match self {
+            LayoutKind::Sorted => 8,
+            LayoutKind::Dense => 1,
+        }
+    }
+
+    /// The kind a game's databases use.
+    pub fn for_game(desc: &GameDescriptor) -> LayoutKind {
+        if desc.dense {
+            LayoutKind::Dense
+        } else {
+            LayoutKind::Sorted
+        }
+    }
+}
+
+/// The widest key a dense file may have: 2^36 one-byte entries (64 GiB)
+/// is far beyond any machine this targets, and keeps sizes well inside `u64`.
+pub const MAX_DENSE_KEY_BITS: u32 = 36;
+
 /// A value that does not fit the record layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("value {value:?} does not fit the record layout ({layout:?})")]
@@ -37,6 +91,9 @@ impl RecordLayout {
     /// The layout used for a game: remoteness in the lowest bits, the net score
     /// above it, the key above that.
     pub fn for_game(desc: &GameDescriptor) -> RecordLayout {
+        if desc.dense {
+            return RecordLayout::dense(desc.key_bits);
+        }
         RecordLayout {
             key_shift: desc.value_bits + desc.remoteness_bits,
             key_bits: desc.key_bits,
@@ -44,6 +101,39 @@ impl RecordLayout {
             value_bits: desc.value_bits,
             remoteness_shift: 0,
             remoteness_bits: desc.remoteness_bits,
+        }
+    }
+
+    /// The fields of a dense file: the whole entry is the net score, a signed
+    /// byte; neither key nor remoteness is stored.
+    pub fn dense(key_bits: u32) -> RecordLayout {
+        RecordLayout {
+            key_shift: 0,
+            key_bits,
+            value_shift: 0,
+            value_bits: 8,
+            remoteness_shift: 0,
+            remoteness_bits: 0,
+        }
+    }
+
+    /// True when the fields are valid for records of `kind`.
+    pub fn is_well_formed_for(&self, kind: LayoutKind) -> bool {
+        match kind {
+            LayoutKind::Sorted => self.is_well_formed(),
+            LayoutKind::Dense => {
+                (1..=MAX_DENSE_KEY_BITS).contains(&self.key_bits)
+                    && *self == RecordLayout::dense(self.key_bits)
+            }
+        }
+    }
+
+    /// The value of the dense entry `byte` for key `key`.
+    #[inline]
+    pub fn dense_value(&self, key: u64, byte: u8) -> Value {
+        Value {
+            net: i32::from(byte as i8),
+            remoteness: self.key_bits - key.count_ones(),
         }
     }
 

@@ -8,10 +8,12 @@ use std::sync::OnceLock;
 use memmap2::{Advice, Mmap};
 
 use super::header::{Header, HEADER_SIZE};
+use super::layout::LayoutKind;
 use super::DbError;
 use crate::value::Value;
 
-/// An open, validated, memory-mapped database.
+/// An open, validated, memory-mapped database, of either layout: sorted
+/// `u64` records (binary-searched) or dense bytes (indexed by key).
 ///
 /// [`Database::open`] checks the header (magic, version, byte order,
 /// checksum, fields) and that the file size matches the record count; it does
@@ -62,7 +64,9 @@ impl Database {
         };
         // Page alignment of the map and the size check make this infallible,
         // but check anyway rather than trust.
-        if bytemuck::try_cast_slice::<u8, u64>(&db.map[HEADER_SIZE..]).is_err() {
+        if db.header.kind == LayoutKind::Sorted
+            && bytemuck::try_cast_slice::<u8, u64>(&db.map[HEADER_SIZE..]).is_err()
+        {
             return Err(DbError::HeaderField {
                 field: "records_offset",
                 reason: "records are not 8-byte aligned in memory".into(),
@@ -81,9 +85,30 @@ impl Database {
         &self.header
     }
 
-    /// The records, as stored (little-endian `u64`s).
+    /// The records of a sorted file, as stored (little-endian `u64`s); empty
+    /// for a dense file.
     pub fn raw_records(&self) -> &[u64] {
+        if self.header.kind != LayoutKind::Sorted {
+            return &[];
+        }
         bytemuck::try_cast_slice(&self.map[HEADER_SIZE..]).unwrap_or(&[])
+    }
+
+    /// The entries of a dense file, one byte per key; empty for a sorted
+    /// file.
+    pub fn dense_entries(&self) -> &[u8] {
+        match self.header.kind {
+            LayoutKind::Dense => &self.map[HEADER_SIZE..],
+            LayoutKind::Sorted => &[],
+        }
+    }
+
+    /// The value of key `key` in a dense file.
+    #[inline]
+    fn dense_get(&self, key: u64) -> Option<Value> {
+        let i = usize::try_from(key).ok()?;
+        let byte = *self.dense_entries().get(i)?;
+        Some(self.header.layout.dense_value(key, byte))
     }
 
     /// The number of records.
@@ -118,9 +143,15 @@ impl Database {
         }
     }
 
-    /// The index of the record holding `key`, if any.
+    /// The index of the record holding `key`, if any (in a dense file, the
+    /// key itself when it is in range).
     #[inline]
     pub fn find(&self, key: u64) -> Option<usize> {
+        if self.header.kind == LayoutKind::Dense {
+            return usize::try_from(key)
+                .ok()
+                .filter(|&i| i < self.dense_entries().len());
+        }
         let layout = &self.header.layout;
         if layout.key_bits < 64 && key >> layout.key_bits != 0 {
             return None;
@@ -145,6 +176,10 @@ impl Database {
     pub fn get_many(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
         const LANES: usize = 32;
         out.clear();
+        if self.header.kind == LayoutKind::Dense {
+            out.extend(keys.iter().map(|&k| self.dense_get(k)));
+            return;
+        }
         let layout = self.header.layout;
         let records = self.raw_records();
         for chunk in keys.chunks(LANES) {
@@ -240,6 +275,9 @@ impl Database {
     /// many lookups; it reads one record per 2 KiB of the file, so a single
     /// lookup is faster without it. Idempotent and thread-safe.
     pub fn build_index(&self) {
+        if self.header.kind == LayoutKind::Dense {
+            return; // a dense file is its own index
+        }
         self.fences.get_or_init(|| {
             self.raw_records()
                 .iter()
@@ -252,6 +290,9 @@ impl Database {
     /// The value stored for canonical key `key`, if the file holds it.
     #[inline]
     pub fn get(&self, key: u64) -> Option<Value> {
+        if self.header.kind == LayoutKind::Dense {
+            return self.dense_get(key);
+        }
         let i = self.find(key)?;
         self.record(i).map(|r| self.header.layout.value(r))
     }

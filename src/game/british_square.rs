@@ -82,6 +82,7 @@ impl BritishSquare {
                 key_bits: 2 * cells + 1,
                 value_bits: 6,
                 remoteness_bits: 6,
+                dense: false,
             },
             simd: simd_available(),
         })
@@ -861,11 +862,8 @@ impl Game for BritishSquare {
         }
     }
 
-    fn mover_result(&self, s: u64, net: i32) -> i32 {
-        match self.to_move(s) {
-            Player::First => self.score(s, net),
-            Player::Second => -self.score(s, net),
-        }
+    fn lead(&self, s: u64) -> Option<i32> {
+        Some(self.x(s).count_ones() as i32 - self.o(s).count_ones() as i32)
     }
 
     fn move_code_name(&self) -> &'static str {

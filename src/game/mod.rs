@@ -29,6 +29,15 @@ impl Player {
             Player::Second => Player::First,
         }
     }
+
+    /// `1` for the first player, `-1` for the second: turns a score from
+    /// this player's point of view into the first player's, and back.
+    pub fn sign(self) -> i32 {
+        match self {
+            Player::First => 1,
+            Player::Second => -1,
+        }
+    }
 }
 
 /// A move, as a game-defined code. British Square uses the cell number, and
@@ -55,6 +64,37 @@ pub struct Edge {
     pub again: bool,
 }
 
+/// A position as people give it: a state, and what the state's key may
+/// leave out. In British Square the key holds everything; in Dots and Boxes
+/// it holds only the drawn edges, and the side to move and the score so far
+/// come from the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The state.
+    pub state: u64,
+    /// The side to move.
+    pub to_move: Player,
+    /// The first player's points so far minus the second player's, when
+    /// known.
+    pub lead: Option<i32>,
+}
+
+impl Position {
+    /// The position after a move along `edge` (a move of this position).
+    pub fn play(&self, edge: &Edge) -> Position {
+        let gain = i32::from(edge.reward) * self.to_move.sign();
+        Position {
+            state: edge.child,
+            to_move: if edge.again {
+                self.to_move
+            } else {
+                self.to_move.opponent()
+            },
+            lead: self.lead.map(|l| l + gain),
+        }
+    }
+}
+
 /// How the value of a state is laid out in a database record, and what a
 /// database of this game and variant is called.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +111,11 @@ pub struct GameDescriptor {
     pub value_bits: u32,
     /// Width of the unsigned remoteness field of a record.
     pub remoteness_bits: u32,
+    /// True for games stored in the dense layout (`format-spec.md`, layout
+    /// kind 2): every key below `2^key_bits` is a state, every move sets
+    /// exactly one more key bit, and the game ends exactly when all are set.
+    /// Then `value_bits` is 8 and `remoteness_bits` 0.
+    pub dense: bool,
 }
 
 /// Why a position given as text was rejected.
@@ -203,14 +248,24 @@ pub trait Game: Send + Sync {
     /// for British Square, X's final score.
     fn score(&self, state: u64, net: i32) -> i32;
 
-    /// The final result of the game from the point of view of the side to
-    /// move, when both sides play perfectly from a state whose net value is
-    /// `net`: positive for a win, zero for a tie, negative for a loss. Games
-    /// whose state holds the whole score (British Square) override it; the
-    /// default is `net` itself.
-    fn mover_result(&self, state: u64, net: i32) -> i32 {
+    /// The first player's points so far minus the second player's, when the
+    /// state alone tells (British Square: X's pieces minus O's). The default,
+    /// `None`, is for games whose key leaves the score out.
+    fn lead(&self, state: u64) -> Option<i32> {
         let _ = state;
-        net
+        None
+    }
+
+    /// Parses a position with everything the text says: the state, the side
+    /// to move and the score so far. The default reads the state with
+    /// [`Game::parse_position`] and takes the rest from the state.
+    fn parse(&self, text: &str) -> Result<Position, PositionError> {
+        let state = self.parse_position(text)?;
+        Ok(Position {
+            state,
+            to_move: self.to_move(state),
+            lead: self.lead(state),
+        })
     }
 
     /// The JSON field name of a move's numeric code (`cell` for British

@@ -21,6 +21,7 @@
 //! (rayon), over chunks of parents or over partitions.
 
 mod backward;
+pub mod dense;
 mod edges;
 mod forward;
 mod radix;
@@ -96,6 +97,28 @@ pub enum SolveError {
     /// A value does not fit the record layout.
     #[error(transparent)]
     Overflow(#[from] LayoutOverflow),
+    /// A dense game's move does not set exactly one more key bit.
+    #[error("move from state {state:#x} to {child:#x} does not set exactly one more key bit")]
+    DenseMove {
+        /// The parent state.
+        state: u64,
+        /// The child state.
+        child: u64,
+    },
+    /// A dense game's state has no move although some key bit is unset.
+    #[error("state {state:#x} has no move, but a dense game only ends when every key bit is set")]
+    DenseEnd {
+        /// The state.
+        state: u64,
+    },
+    /// The table could not be allocated.
+    #[error("cannot allocate {bytes} bytes for the table: {error}")]
+    Memory {
+        /// The size asked for.
+        bytes: u64,
+        /// The system's answer.
+        error: std::io::Error,
+    },
 }
 
 /// The solved game: every reachable canonical state with its value.
@@ -139,15 +162,21 @@ fn prefetch<T>(v: &T) {
 /// pages: the radix sort scatters records over all of it, and with small
 /// pages nearly every write would miss the TLB. Only a hint.
 fn advise_huge_pages<T>(v: &Vec<T>) {
+    advise_huge_pages_raw(v.as_ptr().cast(), v.capacity() * std::mem::size_of::<T>());
+}
+
+/// [`advise_huge_pages`] for `len` bytes from `ptr`, which must lie inside
+/// one allocation.
+fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let start = ptr as usize;
+        let end = start + len;
         let first = start.next_multiple_of(HUGE);
         let last = end / HUGE * HUGE;
         if last > first {
-            // SAFETY: the range lies inside the vector's allocation, and
+            // SAFETY: the range lies inside the caller's allocation, and
             // MADV_HUGEPAGE changes how it is backed, never its contents.
             unsafe {
                 libc::madvise(
@@ -159,7 +188,7 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = v;
+    let _ = (ptr, len);
 }
 
 /// Parents per parallel work item.

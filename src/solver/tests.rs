@@ -52,6 +52,7 @@ impl Toy {
                 key_bits: 40,
                 value_bits: 8,
                 remoteness_bits: 8,
+                dense: false,
             },
             layers,
             width,

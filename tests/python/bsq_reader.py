@@ -1,17 +1,32 @@
 #!/usr/bin/env python3
-"""Independent reader for boardsolve databases of British Square.
+"""Independent reader for boardsolve databases: British Square, Dots and Boxes.
 
 Written from format-spec.md alone, to show that the spec is enough to read a
 database: it validates the header (including the XXH3-64 header checksum),
-looks positions up by binary search over the memory-mapped records and prints,
-for each position given on the command line, one JSON object per line:
+looks positions up (binary search over the memory-mapped records of a sorted
+file, direct indexing into a dense file) and prints, for each position given
+on the command line, one JSON object per line. For British Square:
 
     {"position": ..., "to_move": ..., "value": ..., "remoteness": ...,
      "moves": [{"move": ..., "value": ..., "remoteness": ...}, ...]}
 
-``value`` is always X's final score under perfect play. A bad position prints
-``{"input": ..., "error": ...}`` and makes the exit status 1 at the end; a bad
-database file exits 3 at once. The records checksum (XXH3-128) is not checked.
+where ``value`` is always X's final score under perfect play. For Dots and
+Boxes, the same fields plus ``net``, ``best`` (the best moves) and, when the
+position gives the score so far, ``final`` (A's boxes minus B's at the end):
+
+    {"position": ..., "to_move": ..., "value": ..., "net": ...,
+     "remoteness": ..., "final": ..., "best": [...],
+     "moves": [{"move": ..., "edge": ..., "value": ..., "remoteness": ...,
+                "best": ...}, ...]}
+
+where a position's ``value`` is its ``net`` for the side to move and a move's
+``value`` is the mover's net through that move. Moves come in increasing cell
+or edge order. The game is picked from the header's game name.
+
+A bad position prints ``{"input": ..., "error": ...}`` and makes the exit
+status 1 at the end; a bad database file exits 3 at once. The records checksum
+(XXH3-128) is not checked, but a Dots and Boxes answer is checked against the
+values of the moves (a damaged entry gives an error for that position).
 
 Usage: python3 bsq_reader.py DBFILE POSITION...
 """
@@ -20,6 +35,7 @@ import argparse
 import bisect
 import json
 import mmap
+import re
 import struct
 import sys
 
@@ -127,11 +143,17 @@ MAGIC = b"BSOLVEDB"
 FORMAT_VERSION = 1
 BYTE_ORDER_MARK = 0x0A0B0C0D
 LAYOUT_SORTED = 1
+LAYOUT_DENSE = 2
+LAYOUT_NAMES = {LAYOUT_SORTED: "sorted", LAYOUT_DENSE: "dense"}
+RECORD_SIZE = {LAYOUT_SORTED: 8, LAYOUT_DENSE: 1}
+MAX_DENSE_KEY_BITS = 36
 FLAG_COMPLETE = 1
 GAME_ID_BRITISH_SQUARE = 1
-VARIANTS = {"3x3": (3, False), "3x3,center-allowed": (3, True),
-            "4x4": (4, False), "4x4,center-allowed": (4, True),
-            "5x5": (5, False), "5x5,center-allowed": (5, True)}
+GAME_ID_DOTS_AND_BOXES = 2
+BRITISH_SQUARE_VARIANTS = {
+    "3x3": (3, False), "3x3,center-allowed": (3, True),
+    "4x4": (4, False), "4x4,center-allowed": (4, True),
+    "5x5": (5, False), "5x5,center-allowed": (5, True)}
 
 
 class BadFile(Exception):
@@ -162,8 +184,22 @@ class _StructRecords:
         return struct.unpack_from("<Q", self.buf, HEADER_SIZE + 8 * i)[0]
 
 
+def _known_game(game_id, name, variant):
+    """The rules of the header's game and variant (validation step 8)."""
+    if game_id == GAME_ID_BRITISH_SQUARE and name == "british-square":
+        if variant not in BRITISH_SQUARE_VARIANTS:
+            raise BadFile(f"unknown british-square variant {variant!r}")
+        return BritishSquare(*BRITISH_SQUARE_VARIANTS[variant])
+    if game_id == GAME_ID_DOTS_AND_BOXES and name == "dots-and-boxes":
+        game = DotsAndBoxes.from_variant(variant)
+        if game is None:
+            raise BadFile(f"unknown dots-and-boxes variant {variant!r}")
+        return game
+    raise BadFile(f"unknown game {name!r} (id {game_id})")
+
+
 class Database:
-    """A validated, memory-mapped British Square database."""
+    """A validated, memory-mapped database of a game this reader knows."""
 
     def __init__(self, path):
         try:
@@ -176,7 +212,9 @@ class Database:
         except OSError as e:
             raise BadFile(f"cannot open: {e.strerror or e}") from e
         self._validate(self.map[:HEADER_SIZE], size)
-        if sys.byteorder == "little":
+        if self.layout == LAYOUT_DENSE:
+            self.entries = memoryview(self.map)[HEADER_SIZE:]  # byte k: key k
+        elif sys.byteorder == "little":
             view = memoryview(self.map)[HEADER_SIZE:]
             self.records = view.cast("Q")
         else:
@@ -200,45 +238,73 @@ class Database:
             raise BadFile("header checksum mismatch")
         if u32(16) != HEADER_SIZE:
             raise BadFile(f"bad header_size {u32(16)}")
-        if u32(20) != LAYOUT_SORTED:
-            raise BadFile(f"unknown layout_kind {u32(20)}")
+        layout = u32(20)
+        if layout not in RECORD_SIZE:
+            raise BadFile(f"unknown layout_kind {layout}")
         if u64(144) != HEADER_SIZE:
             raise BadFile(f"bad records_offset {u64(144)}")
+        fields = tuple(header[128:134])
         (key_shift, key_bits, value_shift, value_bits,
-         rem_shift, rem_bits) = header[128:134]
-        widths = (key_bits, value_bits, rem_bits)
-        if (rem_shift != 0 or value_shift != rem_bits
-                or key_shift != value_shift + value_bits
-                or key_shift + key_bits > 64
-                or not all(1 <= w <= 63 for w in widths)):
-            raise BadFile("inconsistent record field layout")
+         rem_shift, rem_bits) = fields
+        if layout == LAYOUT_SORTED:
+            # The fields tile the low bits: remoteness, net, key.
+            fields_ok = (rem_shift == 0 and value_shift == rem_bits
+                         and key_shift == value_shift + value_bits
+                         and key_shift + key_bits <= 64
+                         and 1 <= key_bits <= 63
+                         and 1 <= value_bits <= 32 and 1 <= rem_bits <= 32)
+        else:
+            # Dense: one signed byte per key, the remoteness not stored.
+            fields_ok = (key_shift == 0
+                         and 1 <= key_bits <= MAX_DENSE_KEY_BITS
+                         and value_shift == 0 and value_bits == 8
+                         and rem_shift == 0 and rem_bits == 0)
+        if not fields_ok:
+            raise BadFile("record fields are not valid for the "
+                          f"{LAYOUT_NAMES[layout]} layout")
         if u32(28) & ~FLAG_COMPLETE:
             raise BadFile(f"unknown flags {u32(28):#x}")
+        if layout == LAYOUT_DENSE and not u32(28) & FLAG_COMPLETE:
+            raise BadFile("a dense file must be marked complete")
         if any(header[134:136]) or any(header[208:4088]):
             raise BadFile("reserved header bytes are not zero")
         self.record_count = u64(136)
-        if HEADER_SIZE + 8 * self.record_count != size:
+        if layout == LAYOUT_DENSE and self.record_count != 1 << key_bits:
+            raise BadFile(f"dense record_count {self.record_count} is not "
+                          f"2^key_bits = {1 << key_bits}")
+        if HEADER_SIZE + RECORD_SIZE[layout] * self.record_count != size:
             raise BadFile(f"file size {size} does not match record_count "
                           f"{self.record_count} (truncated or padded)")
         game = _header_string(header, 32, 32, "game_name")
         variant = _header_string(header, 64, 64, "variant")
-        if u32(24) != GAME_ID_BRITISH_SQUARE or game != "british-square":
-            raise BadFile(f"unknown game {game!r} (id {u32(24)})")
-        if variant not in VARIANTS:
-            raise BadFile(f"unknown british-square variant {variant!r}")
-        self.game = BritishSquare(*VARIANTS[variant])
-        expected = (12, 2 * self.game.cells + 1, 6, 6, 0, 6)
-        if (key_shift, key_bits, value_shift, value_bits,
-                rem_shift, rem_bits) != expected:
-            raise BadFile("record layout is not the one of british-square")
-        if u64(168) != self.game.canonical_key(self.game.start()):
+        self.game = _known_game(u32(24), game, variant)
+        if layout != self.game.layout_kind:
+            raise BadFile(f"a {game} database has the "
+                          f"{LAYOUT_NAMES[self.game.layout_kind]} layout, "
+                          f"not the {LAYOUT_NAMES[layout]} one")
+        if fields != self.game.record_fields():
+            raise BadFile(f"record fields are not the ones of {game} "
+                          f"{variant}")
+        if u64(168) != self.game.start_key():
             raise BadFile("start_key is not the key of the start position")
+        self.layout = layout
         self.complete = bool(u32(28) & FLAG_COMPLETE)
-        self.key_shift, self.value_bits = key_shift, value_bits
-        self.value_shift, self.rem_bits = value_shift, rem_bits
+        self.key_shift, self.key_bits = key_shift, key_bits
+        self.value_shift, self.value_bits = value_shift, value_bits
+        self.rem_bits = rem_bits
 
     def lookup(self, key):
-        """(net, remoteness) stored for canonical ``key``, or None."""
+        """(net, remoteness) stored for ``key``, or None if absent.
+
+        Sorted files hold canonical keys only; a dense file holds every key
+        below ``2^key_bits``, canonical or not.
+        """
+        if self.layout == LAYOUT_DENSE:
+            if not 0 <= key < self.record_count:
+                return None
+            byte = self.entries[key]
+            net = byte - 256 if byte >= 128 else byte
+            return net, self.key_bits - bin(key).count("1")
         target = key << self.key_shift
         i = bisect.bisect_left(self.records, target)
         if i == len(self.records):
@@ -270,6 +336,8 @@ class BritishSquare:
     A position is a tuple ``(xmask, omask, side)``: bit ``i`` of a mask is a
     piece on cell ``i``; ``side`` is X (0) or O (1), the side to move.
     """
+
+    layout_kind = LAYOUT_SORTED
 
     def __init__(self, n, center_allowed):
         self.n, self.cells = n, n * n
@@ -307,6 +375,15 @@ class BritishSquare:
     def start():
         """The empty board, X to move."""
         return 0, 0, X
+
+    def record_fields(self):
+        """(key_shift, key_bits, value_shift, value_bits, remoteness_shift,
+        remoteness_bits) of this variant's records."""
+        return 12, 2 * self.cells + 1, 6, 6, 0, 6
+
+    def start_key(self):
+        """The header's ``start_key``."""
+        return self.canonical_key(self.start())
 
     def legal_cells(self, pos, player):
         """Sorted cells where ``player`` may place a piece (ignoring turn)."""
@@ -445,11 +522,168 @@ class BritishSquare:
 
 
 # ---------------------------------------------------------------------------
+# Dots and Boxes
+# ---------------------------------------------------------------------------
+
+A, B = 0, 1
+PLAYERS = "AB"
+EDGE_NUMBER = re.compile(r"[0-9]+")
+SCORE = re.compile(r"([0-9]+)-([0-9]+)")
+
+
+class DotsAndBoxes:
+    """Rules and notation of one Dots and Boxes board (layout: dense).
+
+    A state is the key itself: bit ``e`` set when edge ``e`` is drawn. The
+    side to move and the score so far are not in the key; they come from the
+    position text.
+    """
+
+    layout_kind = LAYOUT_DENSE
+    MAX_EDGES = 32
+
+    def __init__(self, rows, cols):
+        self.rows, self.cols = rows, cols
+        first_vertical = (rows + 1) * cols
+        self.edges = first_vertical + rows * (cols + 1)
+        self.boxes = []  # one mask of four edges per box
+        for r in range(rows):
+            for c in range(cols):
+                left = first_vertical + r * (cols + 1) + c
+                self.boxes.append(1 << (r * cols + c)
+                                  | 1 << ((r + 1) * cols + c)
+                                  | 1 << left | 1 << (left + 1))
+        self.boxes_of_edge = [[m for m in self.boxes if m >> e & 1]
+                              for e in range(self.edges)]
+
+    @classmethod
+    def from_variant(cls, variant):
+        """The board of a canonical ``RxC`` spec, or None if unknown."""
+        match = re.fullmatch(r"([1-8])x([1-8])", variant)
+        if not match:
+            return None
+        game = cls(int(match.group(1)), int(match.group(2)))
+        return game if game.edges <= cls.MAX_EDGES else None
+
+    def record_fields(self):
+        """(key_shift, key_bits, value_shift, value_bits, remoteness_shift,
+        remoteness_bits) of the dense layout: one signed byte per edge set."""
+        return 0, self.edges, 0, 8, 0, 0
+
+    @staticmethod
+    def start_key():
+        """The empty board: no edge in any symmetric image either."""
+        return 0
+
+    def closed(self, key):
+        """Number of boxes whose four edges are all drawn."""
+        return sum(1 for m in self.boxes if key & m == m)
+
+    def reward(self, key, edge):
+        """Boxes that drawing the undrawn ``edge`` completes (0, 1 or 2)."""
+        after = key | 1 << edge
+        return sum(1 for m in self.boxes_of_edge[edge] if after & m == m)
+
+    @staticmethod
+    def notation(key):
+        """The drawn edges in increasing order, or ``none``."""
+        if key == 0:
+            return "none"
+        return ",".join(str(e) for e in range(key.bit_length())
+                        if key >> e & 1)
+
+    def parse(self, text):
+        """``EDGES [SIDE [SCORE]]`` as (key, side to move, A's lead or None).
+
+        EDGES are edge numbers separated by commas and/or whitespace, or
+        ``none``/``start``; SIDE is ``A`` or ``B`` (default ``A``); SCORE is
+        ``a-b``, A's and B's boxes so far, adding up to the closed boxes.
+        """
+        tokens = text.replace(",", " ").split()
+        score = None
+        if tokens and "-" in tokens[-1]:
+            match = SCORE.fullmatch(tokens[-1])
+            if not match:
+                raise BadPosition(f"{tokens[-1]!r} is not a score: write "
+                                  "A's boxes, '-', B's boxes")
+            score = int(match.group(1)), int(match.group(2))
+            tokens.pop()
+        side = None
+        if tokens and tokens[-1] in PLAYERS:
+            side = PLAYERS.index(tokens.pop())
+        if score is not None and side is None:
+            raise BadPosition("a score needs the side to move before it, "
+                              "e.g. '0,5,12 B 1-0'")
+        if not tokens:
+            raise BadPosition("no edges: write 'none' for the empty board")
+        key = 0
+        if tokens not in (["none"], ["start"]):
+            for token in tokens:
+                if (not EDGE_NUMBER.fullmatch(token)
+                        or int(token) >= self.edges):
+                    raise BadPosition(f"{token!r} is not an edge: edges are "
+                                      f"numbered 0 to {self.edges - 1}")
+                edge = int(token)
+                if key >> edge & 1:
+                    raise BadPosition(f"edge {edge} is listed twice")
+                key |= 1 << edge
+        lead = None
+        if score is not None:
+            closed = self.closed(key)
+            if score[0] + score[1] != closed:
+                raise BadPosition(f"the score {score[0]}-{score[1]} does not "
+                                  f"add up to the {closed} boxes these edges "
+                                  "close")
+            lead = score[0] - score[1]
+        return key, A if side is None else side, lead
+
+    def analyse(self, db, text):
+        """JSON-ready analysis of the position ``text`` (spec section 4)."""
+        key, side, lead = self.parse(text)
+
+        def stored(k):
+            value = db.lookup(k)
+            if value is None:  # cannot happen in a valid dense file
+                raise BadPosition(f"position {self.notation(k)} is not in "
+                                  "this database")
+            return value
+
+        net, remoteness = stored(key)
+        moves = []
+        for edge in range(self.edges):
+            if key >> edge & 1:
+                continue
+            reward = self.reward(key, edge)
+            child_net, child_remoteness = stored(key | 1 << edge)
+            # A rewarded move keeps the turn: the child's net is the mover's.
+            value = reward + child_net if reward else -child_net
+            moves.append({"move": str(edge), "edge": edge, "value": value,
+                          "remoteness": child_remoteness})
+        # Every line has the same length, so the best net alone decides.
+        derived = max((m["value"] for m in moves), default=0)
+        if net != derived or remoteness != self.edges - bin(key).count("1"):
+            raise BadPosition(f"database is inconsistent at "
+                              f"{self.notation(key)}: stored net {net}, but "
+                              f"the moves give {derived}")
+        for m in moves:
+            m["best"] = m["value"] == net
+        answer = {"position": self.notation(key), "to_move": PLAYERS[side],
+                  "value": net, "remoteness": remoteness, "net": net}
+        if lead is not None:
+            answer["final"] = lead + (net if side == A else -net)
+        answer["best"] = [m["move"] for m in moves if m["best"]]
+        answer["moves"] = moves
+        return answer
+
+
+# ---------------------------------------------------------------------------
 # Queries and command line
 # ---------------------------------------------------------------------------
 
 def analyse(db, text):
-    """JSON-ready analysis of the position ``text``."""
+    """JSON-ready analysis of the position ``text`` in the database's game."""
+    if isinstance(db.game, DotsAndBoxes):
+        return db.game.analyse(db, text)
     game = db.game
     pos = game.parse(text)
 

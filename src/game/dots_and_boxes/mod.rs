@@ -16,15 +16,18 @@
 
 use std::fmt;
 
-use super::{Edge, Game, GameDescriptor, Move, Player, PositionError};
+use super::{Edge, Game, GameDescriptor, Move, Player, Position, PositionError};
+mod kernel;
+
+use kernel::LANE_MASK;
 
 /// Registry name.
 pub const NAME: &str = "dots-and-boxes";
 /// Numeric id in database headers.
 pub const ID: u32 = 2;
-/// The most edges a board may have here (the state tables of the layered
-/// solver; larger boards need a dense layout).
-pub const MAX_EDGES: u32 = 24;
+/// The most edges a board may have: the dense table has `2^edges` bytes
+/// (4 GiB at 32 edges).
+pub const MAX_EDGES: u32 = 32;
 
 /// A variant spec that cannot be played.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -41,6 +44,12 @@ pub struct DotsAndBoxes {
     boxes: Vec<u64>,
     /// Per edge: the masks of the boxes beside it (one or two).
     beside: Vec<Vec<u64>>,
+    /// Per edge: for each box beside it, the box's other three edges split
+    /// for the vector kernel: the edges above the lane bits, and the lane
+    /// bits (an index into `kernel::LANE_PATTERN`).
+    others: Vec<Vec<(u64, usize)>>,
+    /// The best kernel this processor runs.
+    simd: kernel::Simd,
     /// Per symmetry: the image of each edge.
     perms: Vec<Vec<u32>>,
     /// Per symmetry, per byte of a key, per byte value: the image of those
@@ -52,18 +61,21 @@ pub struct DotsAndBoxes {
 impl DotsAndBoxes {
     /// Dots and Boxes on `rows x cols` boxes, at most [`MAX_EDGES`] edges.
     pub fn new(rows: u32, cols: u32) -> Result<Self, VariantError> {
-        if rows == 0 || cols == 0 || rows > 8 || cols > 8 {
+        if rows == 0 || cols == 0 {
             return Err(VariantError(format!(
-                "a {rows}x{cols} board is not supported: rows and columns of boxes go from 1 to 8"
+                "a {rows}x{cols} board has no boxes: rows and columns start at 1"
+            )));
+        }
+        // In u128: the sizes come from the user and may be huge.
+        let (r, c) = (u128::from(rows), u128::from(cols));
+        let all = (r + 1) * c + r * (c + 1);
+        if all > u128::from(MAX_EDGES) {
+            return Err(VariantError(format!(
+                "a {rows}x{cols} board has {all} edges; boards up to {MAX_EDGES} edges are supported"
             )));
         }
         let h = (rows + 1) * cols;
         let edges = h + rows * (cols + 1);
-        if edges > MAX_EDGES {
-            return Err(VariantError(format!(
-                "a {rows}x{cols} board has {edges} edges; boards up to {MAX_EDGES} edges are supported"
-            )));
-        }
         let hor = |r: u32, c: u32| r * cols + c;
         let ver = |r: u32, c: u32| h + r * (cols + 1) + c;
         let mut boxes = Vec::new();
@@ -135,12 +147,25 @@ impl DotsAndBoxes {
                     .collect()
             })
             .collect();
+        let others = (0..edges as usize)
+            .map(|e| {
+                beside[e]
+                    .iter()
+                    .map(|&b| {
+                        let m = b & !(1 << e);
+                        (m & !LANE_MASK, (m & LANE_MASK) as usize)
+                    })
+                    .collect()
+            })
+            .collect();
         Ok(DotsAndBoxes {
             rows,
             cols,
             edges,
             boxes,
             beside,
+            others,
+            simd: kernel::Simd::detect(),
             perms,
             tables,
             desc: GameDescriptor {
@@ -148,8 +173,9 @@ impl DotsAndBoxes {
                 id: ID,
                 variant: format!("{rows}x{cols}"),
                 key_bits: edges,
-                value_bits: 6,
-                remoteness_bits: 6,
+                value_bits: 8,
+                remoteness_bits: 0,
+                dense: true,
             },
         })
     }
@@ -202,8 +228,13 @@ impl DotsAndBoxes {
         (1 << self.edges) - 1
     }
 
+    /// An edge number: decimal digits only (no sign), below the edge count.
     fn parse_edge(&self, text: &str) -> Option<u32> {
-        text.trim().parse::<u32>().ok().filter(|&e| e < self.edges)
+        let t = text.trim();
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        t.parse::<u32>().ok().filter(|&e| e < self.edges)
     }
 }
 
@@ -275,31 +306,96 @@ impl Game for DotsAndBoxes {
     }
 
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
-        let t = text.trim();
-        if t.eq_ignore_ascii_case("none") || t.is_empty() {
-            return Ok(0);
+        self.parse(text).map(|p| p.state)
+    }
+
+    /// The drawn edges (numbers separated by commas and/or spaces, or
+    /// `none`), then optionally the side to move (`A` or `B`, default `A`)
+    /// and then optionally the score so far as `A-B` boxes, e.g.
+    /// `0,5,12 B 1-0`. A score must agree with the boxes the edges close.
+    fn parse(&self, text: &str) -> Result<Position, PositionError> {
+        let mut tokens: Vec<&str> = text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+            .collect();
+        let mut score = None;
+        if let Some(last) = tokens.last() {
+            if let Some((a, b)) = last.split_once('-') {
+                let num = |t: &str| {
+                    t.parse::<u32>().map_err(|_| {
+                        PositionError::malformed(
+                            text,
+                            format!("{last:?} is not a score: write A's boxes, '-', B's boxes"),
+                        )
+                    })
+                };
+                score = Some((num(a)?, num(b)?));
+                tokens.pop();
+            }
+        }
+        let mut to_move = None;
+        if let Some(last) = tokens.last() {
+            to_move = match last.to_ascii_uppercase().as_str() {
+                "A" => Some(Player::First),
+                "B" => Some(Player::Second),
+                _ => None,
+            };
+            if to_move.is_some() {
+                tokens.pop();
+            }
+        }
+        if score.is_some() && to_move.is_none() {
+            return Err(PositionError::malformed(
+                text,
+                "a score needs the side to move before it, e.g. `0,5,12 B 1-0`",
+            ));
         }
         let mut state = 0u64;
-        for part in t.split(',') {
-            let e = self.parse_edge(part).ok_or_else(|| {
-                PositionError::malformed(
-                    text,
-                    format!(
-                        "{:?} is not an edge: edges are numbered 0 to {}",
-                        part.trim(),
-                        self.edges - 1
-                    ),
-                )
-            })?;
-            if state >> e & 1 != 0 {
+        match tokens.as_slice() {
+            [] => {
                 return Err(PositionError::malformed(
                     text,
-                    format!("edge {e} is listed twice"),
+                    "no edges: write `none` for the empty board",
+                ))
+            }
+            [t] if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("start") => {}
+            _ => {
+                for part in &tokens {
+                    let e = self.parse_edge(part).ok_or_else(|| {
+                        PositionError::malformed(
+                            text,
+                            format!(
+                                "{part:?} is not an edge: edges are numbered 0 to {}",
+                                self.edges - 1
+                            ),
+                        )
+                    })?;
+                    if state >> e & 1 != 0 {
+                        return Err(PositionError::malformed(
+                            text,
+                            format!("edge {e} is listed twice"),
+                        ));
+                    }
+                    state |= 1 << e;
+                }
+            }
+        }
+        let closed = self.boxes.iter().filter(|&&b| state & b == b).count() as u32;
+        if let Some((a, b)) = score {
+            if a.checked_add(b) != Some(closed) {
+                return Err(PositionError::illegal(
+                    text,
+                    format!(
+                        "the score {a}-{b} does not add up to the {closed} boxes these edges close"
+                    ),
                 ));
             }
-            state |= 1 << e;
         }
-        Ok(state)
+        Ok(Position {
+            state,
+            to_move: to_move.unwrap_or(Player::First),
+            lead: score.map(|(a, b)| a as i32 - b as i32),
+        })
     }
 
     fn format_position(&self, state: u64) -> String {
@@ -355,21 +451,36 @@ impl Game for DotsAndBoxes {
     }
 
     fn render(&self, state: u64) -> String {
-        Board(self, state).to_string()
+        Board(self, state, 3, &|e: u32| e.to_string()).to_string()
     }
 
-    fn render_move_map(&self, _state: u64, _moves: &[(Move, i32)]) -> Option<String> {
-        None
+    /// The board with each undrawn edge replaced by the value of drawing it.
+    fn render_move_map(&self, state: u64, moves: &[(Move, i32)]) -> Option<String> {
+        let label = |e: u32| {
+            moves.iter().find(|(m, _)| m.0 == e as u16).map_or_else(
+                || "?".to_owned(),
+                |&(_, v)| {
+                    if v == 0 {
+                        "0".to_owned()
+                    } else {
+                        format!("{v:+}")
+                    }
+                },
+            )
+        };
+        Some(Board(self, state, 4, &label).to_string())
     }
 }
 
-/// The ASCII drawing of a state: `+` dots, `---` and `|` drawn edges, and the
-/// number of each undrawn edge in its place.
-struct Board<'a>(&'a DotsAndBoxes, u64);
+/// The ASCII drawing of a state: `+` dots, `---` and `|` drawn edges, and a
+/// label (its number, or the value of drawing it) for each undrawn edge.
+/// The third field is the width of a horizontal edge (3 for edge numbers,
+/// 4 for signed values).
+struct Board<'a>(&'a DotsAndBoxes, u64, usize, &'a dyn Fn(u32) -> String);
 
 impl fmt::Display for Board<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Board(g, s) = *self;
+        let Board(g, s, width, label) = *self;
         let h = (g.rows + 1) * g.cols;
         let drawn = |e: u32| s >> e & 1 != 0;
         for r in 0..=g.rows {
@@ -377,22 +488,19 @@ impl fmt::Display for Board<'_> {
             for c in 0..g.cols {
                 let e = r * g.cols + c;
                 if drawn(e) {
-                    line.push_str("---+");
+                    line.push_str(&"-".repeat(width));
                 } else {
-                    line.push_str(&format!("{e:^3}+"));
+                    line.push_str(&format!("{:^width$}", label(e)));
                 }
+                line.push('+');
             }
             write!(f, "{}", line.trim_end())?;
             if r < g.rows {
                 let mut line = String::new();
                 for c in 0..=g.cols {
                     let e = h + r * (g.cols + 1) + c;
-                    let mark = if drawn(e) {
-                        "|".to_owned()
-                    } else {
-                        e.to_string()
-                    };
-                    line.push_str(&format!("{mark:<4}"));
+                    let mark = if drawn(e) { "|".to_owned() } else { label(e) };
+                    line.push_str(&format!("{mark:<w$}", w = width + 1));
                 }
                 write!(f, "\n{}\n", line.trim_end())?;
             }
@@ -472,14 +580,48 @@ mod tests {
     }
 
     #[test]
+    fn vector_kernels_match_the_plain_one() {
+        use crate::solver::dense::{solve_block_generic, solve_dense, solve_dense_with, Block};
+        use crate::solver::NoProgress;
+        for (r, c) in [
+            (1, 1),
+            (1, 2),
+            (2, 1),
+            (2, 2),
+            (1, 3),
+            (1, 5),
+            (2, 3),
+            (3, 2),
+        ] {
+            let g = DotsAndBoxes::new(r, c).unwrap();
+            let plain = solve_dense_with(&g, &NoProgress, &|b: &mut Block<'_>| {
+                solve_block_generic(&g, b)
+            })
+            .unwrap();
+            let portable = solve_dense_with(&g, &NoProgress, &|b: &mut Block<'_>| {
+                g.solve_block_portable(b)
+            })
+            .unwrap();
+            let fast = solve_dense(&g, &NoProgress).unwrap();
+            assert_eq!(plain.values(), portable.values(), "{r}x{c} portable");
+            assert_eq!(plain.values(), fast.values(), "{r}x{c} dispatched");
+            assert_eq!(plain.values()[(1 << g.edge_count()) - 1], 0);
+        }
+    }
+
+    #[test]
     fn variants_parse() {
         assert_eq!(DotsAndBoxes::from_variant("").unwrap().desc.variant, "3x3");
         assert_eq!(
             DotsAndBoxes::from_variant("2X3").unwrap().desc.variant,
             "2x3"
         );
-        assert!(DotsAndBoxes::from_variant("3x4").is_err());
+        assert_eq!(DotsAndBoxes::from_variant("3x4").unwrap().edge_count(), 31);
+        assert!(DotsAndBoxes::from_variant("4x4").is_err());
         assert!(DotsAndBoxes::from_variant("0x2").is_err());
+        assert_eq!(DotsAndBoxes::from_variant("1x10").unwrap().edge_count(), 31);
+        assert!(DotsAndBoxes::from_variant("1x11").is_err());
+        assert!(DotsAndBoxes::from_variant("4294967295x4294967295").is_err());
         assert!(DotsAndBoxes::from_variant("big").is_err());
     }
 }
