@@ -64,6 +64,9 @@ fn run(args: Args) -> Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(game.default_file_name()));
+    // Free the space a killed earlier run left behind now rather than after
+    // the solve (the writer checks again before writing).
+    boardsolve::db::writer::remove_stale_temporaries(&output);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
         anyhow::ensure!(n > 0, "--threads must be at least 1");

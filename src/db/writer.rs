@@ -1,4 +1,26 @@
 //! Writing a database atomically.
+//!
+//! [`write_database`] never exposes a partial file under the final name: it
+//! writes a temporary file beside the target, named
+//! `.NAME.tmp-PID-XXXXXX` (`NAME` the target's file name, `PID` the writer's
+//! process id, `XXXXXX` six random letters and digits), fsyncs it, reads it
+//! back, and only then renames it over the target (an atomic replacement: a
+//! reader that opens the path sees the old file or the new one, whole) and
+//! fsyncs the directory. A reader that already has the old file open keeps
+//! reading the old file.
+//!
+//! If the writer is killed (SIGKILL, power loss) before the rename, the target
+//! is untouched and the temporary file stays behind. The next
+//! [`write_database`] to the same target removes such leftovers
+//! ([`remove_stale_temporaries`]): on Linux, a `.NAME.tmp-PID-XXXXXX` file
+//! whose `PID` is not a running process and that no process holds locked.
+//! The writer also holds an exclusive lock on its temporary file while it
+//! works (from just after creating it), so a live writer's file is not taken
+//! for a stale one even if its process id is not visible here (another PID
+//! namespace on the same machine). Were a live writer's file removed all the
+//! same, that writer would fail with an error before its rename, leaving the
+//! target untouched. Elsewhere than on Linux, leftovers are left alone; their
+//! names mark them as temporary.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -128,20 +150,34 @@ pub fn header_for(desc: &GameDescriptor, solution: Payload<'_>) -> Header {
     }
 }
 
-/// Writes `solution` of the game `desc` to `path` atomically.
-///
-/// The data goes to a temporary file named `.NAME.tmp-XXXXXX` in the same
-/// directory, which is flushed, fsynced, reopened and checksummed, then renamed
-/// over `path`, and the directory is fsynced. On any error the temporary file
-/// is removed and an existing file at `path` is left untouched.
-pub fn write_database<'a>(
-    path: &Path,
-    desc: &GameDescriptor,
-    solution: impl Into<Payload<'a>>,
-) -> Result<(), DbError> {
-    let solution = solution.into();
-    let header = header_for(desc, solution);
-    let header_bytes = header.encode()?;
+/// The start of the names of the temporary files of the writers of a target
+/// named `name`: `.NAME.tmp-`.
+fn temp_prefix(name: &str) -> String {
+    format!(".{name}.tmp-")
+}
+
+/// The random part of a temporary file's name: this many letters and digits.
+const TEMP_RANDOM_CHARS: usize = 6;
+
+/// The process id in `file_name` if it is the name of a temporary file of a
+/// writer of the target `name`, exactly `.NAME.tmp-PID-XXXXXX`.
+fn temp_owner(file_name: &str, name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix(&temp_prefix(name))?;
+    let (pid, random) = rest.split_once('-')?;
+    let pid_ok = !pid.is_empty()
+        && pid.len() <= 10
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && !pid.starts_with('0');
+    let random_ok =
+        random.len() == TEMP_RANDOM_CHARS && random.bytes().all(|b| b.is_ascii_alphanumeric());
+    if !(pid_ok && random_ok) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// The target's directory and file name.
+fn dir_and_name(path: &Path) -> (PathBuf, String) {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -150,14 +186,115 @@ pub fn write_database<'a>(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "database".into());
+    (dir, name)
+}
+
+/// Removes the temporary files that killed writers of `path` left behind;
+/// returns how many it removed. [`write_database`] calls it before it writes.
+///
+/// Only regular files in `path`'s directory named exactly
+/// `.NAME.tmp-PID-XXXXXX` for `path`'s own file name `NAME` are candidates,
+/// and one is removed only if its `PID` is not a running process (there is no
+/// `/proc/PID`), is not this process, and nobody holds the file locked (a live
+/// writer does, whatever its PID namespace). Anything else in the directory,
+/// and anything that cannot be checked, is left alone; errors are ignored
+/// (cleaning up is a courtesy, not a condition of writing).
+///
+/// Only on Linux, where `/proc` tells which processes run; elsewhere it
+/// removes nothing.
+pub fn remove_stale_temporaries(path: &Path) -> usize {
+    let (dir, name) = dir_and_name(path);
+    remove_stale_in(&dir, &name)
+}
+
+#[cfg(target_os = "linux")]
+fn remove_stale_in(dir: &Path, name: &str) -> usize {
+    // Without /proc we cannot tell a live writer from a dead one.
+    if !Path::new("/proc/self").exists() {
+        return 0;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let me = std::process::id();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name.to_str().and_then(|n| temp_owner(n, name)) else {
+            continue;
+        };
+        // A zombie (killed but not yet reaped) still has /proc/PID: it is
+        // taken for alive, and its file removed by a later run.
+        if pid == me || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Not a symbolic link, directory or anything else.
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
+        match file.try_lock() {
+            Ok(()) => {}
+            // A live writer holds it (from a PID namespace we do not see).
+            Err(std::fs::TryLockError::WouldBlock) => continue,
+            // No locks on this file system: the PID is all we have.
+            Err(std::fs::TryLockError::Error(_)) => {}
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+#[cfg(not(target_os = "linux"))]
+fn remove_stale_in(_dir: &Path, _name: &str) -> usize {
+    0
+}
+
+/// Creates this process's temporary file for the target `name` in `dir`,
+/// `.NAME.tmp-PID-XXXXXX`, and locks it (on Linux).
+fn create_temporary(dir: &Path, name: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("{}{}-", temp_prefix(name), std::process::id()))
+        .rand_bytes(TEMP_RANDOM_CHARS)
+        .tempfile_in(dir)?;
+    // Mark the file as in use for the clean-up of other writers. Best effort:
+    // without locks, the process id in the name still protects it. (Linux
+    // only, like the clean-up: elsewhere a lock may keep our own reads out.)
+    #[cfg(target_os = "linux")]
+    let _ = tmp.as_file().lock();
+    Ok(tmp)
+}
+
+/// Writes `solution` of the game `desc` to `path` atomically.
+///
+/// First removes the temporary files killed writers of `path` left behind
+/// ([`remove_stale_temporaries`]). The data goes to a temporary file named
+/// `.NAME.tmp-PID-XXXXXX` in the same directory (`PID` this process's id),
+/// held locked while it is written (on Linux), which is flushed, fsynced,
+/// reopened and checksummed, then renamed over `path`, and the directory is
+/// fsynced. On any error the temporary file is removed and an existing file at
+/// `path` is left untouched; if the process dies, the temporary file stays
+/// until the next write to `path` removes it.
+pub fn write_database<'a>(
+    path: &Path,
+    desc: &GameDescriptor,
+    solution: impl Into<Payload<'a>>,
+) -> Result<(), DbError> {
+    let solution = solution.into();
+    let header = header_for(desc, solution);
+    let header_bytes = header.encode()?;
+    let (dir, name) = dir_and_name(path);
     let io_at = |p: &Path| {
         let p = p.to_path_buf();
         move |error| DbError::Io { path: p, error }
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}.tmp-"))
-        .tempfile_in(&dir)
-        .map_err(io_at(&dir))?;
+    remove_stale_in(&dir, &name);
+    let tmp = create_temporary(&dir, &name).map_err(io_at(&dir))?;
     let tmp_path = tmp.path().to_path_buf();
     {
         let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
@@ -200,4 +337,153 @@ pub fn write_database<'a>(
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::british_square::BritishSquare;
+    use crate::game::Game;
+    use crate::solver::{solve, NoProgress};
+
+    /// The process id of a process that has exited and been reaped.
+    #[cfg(unix)]
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn temporary_names_are_recognised_exactly() {
+        assert_eq!(temp_owner(".x.db.tmp-123-aZ09bq", "x.db"), Some(123));
+        for other in [
+            ".x.db.tmp-123-aZ09b",          // too short
+            ".x.db.tmp-123-aZ09bqq",        // too long
+            ".x.db.tmp-123-aZ09b.",         // not alphanumeric
+            ".x.db.tmp-aZ09bq",             // no process id (older writers)
+            ".x.db.tmp--aZ09bq",            // empty process id
+            ".x.db.tmp-0123-aZ09bq",        // not a number as written
+            ".x.db.tmp-99999999999-aZ09bq", // not a u32
+            ".x.db.tmp-12x-aZ09bq",
+            "x.db.tmp-123-aZ09bq",  // no leading dot
+            ".y.db.tmp-123-aZ09bq", // another target
+            ".x.db.tmp-123-aZ09bq.bak",
+            "x.db",
+        ] {
+            assert_eq!(temp_owner(other, "x.db"), None, "{other}");
+        }
+        // The name of another target whose name extends this one's.
+        assert_eq!(temp_owner(".x.db.tmp-5.tmp-123-aZ09bq", "x.db"), None);
+        assert_eq!(
+            temp_owner(".x.db.tmp-5.tmp-123-aZ09bq", "x.db.tmp-5"),
+            Some(123)
+        );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn stale_temporaries_of_dead_writers_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.db");
+        let dead = dead_pid();
+        let me = std::process::id();
+        let stale = format!(".x.db.tmp-{dead}-aZ09bq");
+        let stale2 = format!(".x.db.tmp-{dead}-QQQQQQ");
+        let kept_files = [
+            format!(".x.db.tmp-{me}-aZ09bq"),   // this process: a live writer
+            format!(".y.db.tmp-{dead}-aZ09bq"), // another target
+            format!(".x.db.tmp-{dead}-aZ09b"),  // not the pattern
+            format!(".x.db.tmp-{dead}-aZ09bq.old"), // not the pattern
+            format!("x.db.tmp-{dead}-aZ09bq"),  // not the pattern
+            ".x.db.tmp-aZ09bq".to_owned(),      // no process id: unknown owner
+            "x.db".to_owned(),
+            "other".to_owned(),
+        ];
+        // A file with a dead process id that a live writer holds locked (one
+        // in another PID namespace).
+        let locked = format!(".x.db.tmp-{dead}-LOCKED");
+        for n in [&stale, &stale2, &locked].into_iter().chain(&kept_files) {
+            std::fs::write(dir.path().join(n), b"partial").unwrap();
+        }
+        let lock_holder = File::open(dir.path().join(&locked)).unwrap();
+        lock_holder.lock().unwrap();
+        // A directory with a stale name.
+        let stale_dir = format!(".x.db.tmp-{dead}-dir000");
+        std::fs::create_dir(dir.path().join(&stale_dir)).unwrap();
+
+        let removed = remove_stale_temporaries(&path);
+        let exists = |n: &str| dir.path().join(n).exists();
+        if cfg!(target_os = "linux") {
+            assert_eq!(removed, 2);
+            assert!(!exists(&stale) && !exists(&stale2));
+        } else {
+            assert_eq!(removed, 0);
+        }
+        for n in kept_files.iter().chain([&locked, &stale_dir]) {
+            assert!(exists(n), "{n} must be kept");
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), b"partial");
+
+        // Writing runs the same clean-up first, and leaves no file of its own.
+        drop(lock_holder);
+        std::fs::write(dir.path().join(&stale), b"partial").unwrap();
+        let game = BritishSquare::from_variant("3x3").unwrap();
+        let sol = solve(&game, &NoProgress).unwrap();
+        write_database(&path, game.descriptor(), &sol).unwrap();
+        Database::open(&path).unwrap().verify_checksum().unwrap();
+        if cfg!(target_os = "linux") {
+            assert!(!exists(&stale) && !exists(&locked));
+        }
+        for n in kept_files
+            .iter()
+            .filter(|n| *n != "x.db")
+            .chain([&stale_dir])
+        {
+            assert!(exists(n), "{n} must be kept");
+        }
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| temp_owner(n, "x.db").is_some())
+            .collect();
+        names.sort();
+        let mut expected = vec![format!(".x.db.tmp-{me}-aZ09bq"), stale_dir.clone()];
+        if !cfg!(target_os = "linux") {
+            expected.extend([stale.clone(), stale2.clone(), locked.clone()]);
+        }
+        expected.sort();
+        assert_eq!(names, expected);
+    }
+
+    #[test]
+    fn the_temporary_file_carries_the_writers_process_id_and_is_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = create_temporary(dir.path(), "x.db").unwrap();
+        let name = tmp.path().file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_owner(name, "x.db"), Some(std::process::id()), "{name}");
+        #[cfg(target_os = "linux")]
+        assert!(matches!(
+            File::open(tmp.path()).unwrap().try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        // A directory in the way of the rename.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("busy.db");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("inside"), b"x").unwrap();
+        let game = BritishSquare::from_variant("3x3").unwrap();
+        let sol = solve(&game, &NoProgress).unwrap();
+        assert!(write_database(&path, game.descriptor(), &sol).is_err());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("busy.db")]);
+    }
 }

@@ -1,24 +1,24 @@
-//! The layered retrograde solver.
+//! The solvers: the layered retrograde solver for games stored sorted
+//! ([`solve`]), and the dense one for games whose key is a dense index
+//! ([`dense`]).
 //!
 //! Every move leads to the same layer or a later one (British Square: a
-//! placement adds a piece, a pass keeps the pieces). So the solver
+//! placement adds a piece, a pass keeps the pieces). So the layered solver
 //!
 //! 1. enumerates the reachable canonical states forward, one layer at a time,
-//!    into a hash set per layer split into cache-sized partitions ([`layer`]),
-//!    closing each layer under its same-layer moves before expanding it into
-//!    later layers, and records for every edge where its child is: its
-//!    partition and its id there, about 3 bytes ([`forward`], [`edges`]);
+//!    into a hash table per layer whose slots hold the key and a stable,
+//!    consecutive id; it closes each layer under its same-layer moves before
+//!    expanding it into later layers, and records every edge's child by id,
+//!    about 3 bytes an edge (modules `forward`, `table`, `edges`);
 //! 2. scores the states backward, last layer first, reading each child's
-//!    value by its recorded name, so that no child is generated, canonicalised
+//!    value by its recorded id, so that no child is generated, canonicalised
 //!    or looked up twice; same-layer children are scored after the rest of
-//!    the layer ([`backward`]);
+//!    the layer (module `backward`);
 //! 3. packs every state with its value into a record and radix-sorts the
-//!    records ([`radix`]).
+//!    records (module `radix`).
 //!
-//! The forward pass touches the next layer one partition at a time: children
-//! are first routed by partition into buffers, then each partition is worked
-//! through by one thread while it is in cache. Every step runs in parallel
-//! (rayon), over chunks of parents or over partitions.
+//! Both threads generate canonical children in parallel (rayon); one thread
+//! names them in the next layer's table.
 
 mod backward;
 pub mod dense;
