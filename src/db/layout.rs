@@ -195,10 +195,13 @@ impl RecordLayout {
             | u64::from(value.remoteness) << self.remoteness_shift)
     }
 
-    /// The key of a record.
+    /// The key of a record: everything above the value fields, as
+    /// `format-spec.md` (section 3) defines it. Not masked to `key_bits`: a
+    /// record with bits set above the key field has an out-of-range key, so
+    /// lookups never match it and verification rejects it.
     #[inline]
     pub fn key(&self, record: u64) -> u64 {
-        (record >> self.key_shift) & Self::mask(self.key_bits)
+        record >> self.key_shift
     }
 
     /// The value of a record.
