@@ -12,7 +12,9 @@
 //! * [`analysis`] answers a position from an open database: its value, the value
 //!   of every move, the best moves and the line of perfect play;
 //! * [`registry`] maps game names and variants to games, so the command-line
-//!   tools know no game by heart.
+//!   tools know no game by heart;
+//! * [`stats`] computes facts about a whole game from its database: states by
+//!   layer and value, ends, complete games and who wins them, heuristics.
 #![warn(missing_docs)]
 
 pub mod analysis;
@@ -21,6 +23,7 @@ pub mod game;
 pub mod progress;
 pub mod registry;
 pub mod solver;
+pub mod stats;
 pub mod value;
 
 pub use analysis::{

@@ -35,6 +35,26 @@ fn solved(variant: &str) -> &'static Solved {
     })
 }
 
+/// The statistics of a variant's database, computed once per test binary.
+fn stats(variant: &str) -> &'static boardsolve::stats::Stats {
+    static CACHE: OnceLock<std::sync::Mutex<HashMap<String, &'static boardsolve::stats::Stats>>> =
+        OnceLock::new();
+    let s = solved(variant);
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap();
+    map.entry(variant.to_owned()).or_insert_with(|| {
+        let game = boardsolve::registry::AnyGame::from_header(s.db.header()).unwrap();
+        let options = boardsolve::stats::Options {
+            playouts: true,
+            heuristics: None,
+            examples: 0,
+        };
+        Box::leak(Box::new(
+            boardsolve::stats::compute(&game, &s.db, &options).unwrap(),
+        ))
+    })
+}
+
 fn vectors() -> Vec<Vec<String>> {
     include_str!("vectors/british_square.txt")
         .lines()
@@ -66,7 +86,7 @@ fn first_move_map(s: &Solved, position: &str) -> String {
 #[test]
 fn published_facts_hold() {
     let vectors = vectors();
-    assert!(vectors.len() >= 6, "the vector file was read");
+    assert!(vectors.len() >= 8, "the vector file was read");
     for v in vectors {
         let s = solved(&v[1]);
         match v[0].as_str() {
@@ -80,6 +100,19 @@ fn published_facts_hold() {
                 assert_eq!(a.score, v[3].parse::<i32>().unwrap(), "{v:?}");
             }
             "map" => assert_eq!(first_move_map(s, &v[2]), v[3], "{v:?}"),
+            "terminals" | "games" => {
+                let want: Vec<u128> = v[2..].iter().map(|n| n.parse().unwrap()).collect();
+                let stats = stats(&v[1]);
+                let got: Vec<u128> = if v[0] == "terminals" {
+                    let t = stats.terminals;
+                    let [x, o, ties] = t.outcomes.expect("the key holds the score");
+                    vec![t.count.into(), x.into(), o.into(), ties.into()]
+                } else {
+                    let p = stats.playouts.as_ref().expect("games are counted");
+                    vec![p.games, p.first_wins, p.second_wins, p.ties]
+                };
+                assert_eq!(got, want, "{v:?}");
+            }
             other => panic!("unknown vector kind {other}"),
         }
     }

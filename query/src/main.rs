@@ -2,6 +2,8 @@
 
 mod answer;
 mod lines;
+mod play;
+mod stats;
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -101,6 +103,51 @@ enum Command {
     },
     /// Describe a database: game, variant, size, layout.
     Info,
+    /// Facts about the whole game, from the database alone: states by
+    /// layer and value, the ends of the game and who wins them, the number
+    /// of distinct complete games and who wins them, the start's first-move
+    /// map, and how often each heuristic misses a perfect move.
+    ///
+    /// With --heuristic NAME, only that heuristic, with example positions
+    /// where it fails: the position, the moves it picks and the best moves,
+    /// with their values. An unknown NAME is a usage error (exit status 2).
+    /// The move map of any other position is plain `query POSITION`.
+    Stats(stats::StatsArgs),
+    /// Walk the game from a position, or play against the perfect player.
+    ///
+    /// Shows the board, the side to move, the exact value, every legal
+    /// move's value and the best moves; then reads commands: a move, `pass`
+    /// (only when forced), `undo`, `redo`, `restart`, `go POSITION`, `pv`,
+    /// `best`, `show`, `history`, `help`, `quit`. At the end of a game it
+    /// gives the final score and each side's mistakes.
+    ///
+    /// With stdin a terminal, commands are edited with history (arrow
+    /// keys); otherwise they are read one per line without prompts, so
+    /// sessions can be scripted. `quit` or the end of input ends the
+    /// session with exit status 0.
+    Play(PlayArgs),
+}
+
+#[derive(Args, Debug)]
+struct PlayArgs {
+    /// The sides the program plays: `first` (or X, A), `second` (or O, B),
+    /// or `both` (it plays itself to the end, then exits).
+    #[arg(long, value_enum, value_name = "SIDE")]
+    ai: Option<play::AiSide>,
+
+    /// Let the program choose at random among its best moves, rather than
+    /// the quickest win or the longest resistance.
+    #[arg(long)]
+    random: bool,
+
+    /// Seed of --random's choices, to replay a game (implies --random;
+    /// without it a seed is drawn and printed).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+
+    /// The position to start from (default: the start of the game).
+    #[arg(value_name = "POSITION")]
+    position: Option<String>,
 }
 
 /// A failure with its exit status.
@@ -392,6 +439,42 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
+fn run_play(db_args: &DbArgs, args: &PlayArgs) -> Result<u8, Failure> {
+    let (db, any) = open(db_args)?;
+    let game = any.game();
+    let start = match &args.position {
+        Some(text) => {
+            let p = game.parse(text).map_err(anyhow::Error::new)?;
+            analyze_position(game, &db, &p).map_err(anyhow::Error::new)?;
+            p
+        }
+        None => {
+            let state = game.start();
+            boardsolve::Position {
+                state,
+                to_move: game.to_move(state),
+                // Nobody has scored before the first move.
+                lead: Some(game.lead(state).unwrap_or(0)),
+            }
+        }
+    };
+    let seed = match (args.seed, args.random) {
+        (Some(seed), _) => Some(seed),
+        (None, true) => Some(fastrand::u64(..)),
+        (None, false) => None,
+    };
+    let opts = play::Options { ai: args.ai, seed };
+    play::run(play::Session::new(game, &db, start, opts))?;
+    Ok(EXIT_OK)
+}
+
+fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
+    let (db, game) = open(db_args)?;
+    db.build_index();
+    let path = db_args.db.display().to_string();
+    stats::run(&db, &game, &path, db_args.json, args)
+}
+
 /// A value with its sign, and zero as plain `0`.
 fn signed(v: i32) -> String {
     if v == 0 {
@@ -407,6 +490,8 @@ fn main() -> ExitCode {
         None => run_ask(&cli.db, &cli.ask),
         Some(Command::Verify { quiet }) => run_verify(&cli.db, *quiet),
         Some(Command::Info) => run_info(&cli.db),
+        Some(Command::Stats(args)) => run_stats(&cli.db, args),
+        Some(Command::Play(args)) => run_play(&cli.db, args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,605 @@
+//! `query play`: walk the game tree from a position, or play against the
+//! perfect player, with every answer read from the database.
+//!
+//! The session is a plain state machine ([`Session::handle`] takes one
+//! command line and returns the text to print), so scripted tests drive it
+//! exactly as a person at the prompt does; [`run`] only adds the line
+//! editor when stdin is a terminal.
+
+use std::fmt::Write as _;
+use std::io::{self, BufRead, IsTerminal, Write};
+
+use anyhow::{Context, Result};
+use boardsolve::{analyze_position, Analysis, Database, Game, Move, Player, Position};
+
+use crate::answer;
+
+/// Which sides the program plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AiSide {
+    /// The first player (X in British Square, A in Dots and Boxes).
+    #[value(alias = "x", alias = "a", alias = "X", alias = "A", name = "first")]
+    First,
+    /// The second player (O in British Square, B in Dots and Boxes).
+    #[value(alias = "o", alias = "b", alias = "O", alias = "B", name = "second")]
+    Second,
+    /// Both players: the program plays itself to the end, then exits.
+    Both,
+}
+
+/// How the session is set up.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The sides the program plays, if any.
+    pub ai: Option<AiSide>,
+    /// Seed of the random choice among the best moves; `None` plays the
+    /// remoteness tie-break's choice.
+    pub seed: Option<u64>,
+}
+
+/// One move of the game so far.
+#[derive(Clone, Debug)]
+struct Step {
+    before: Position,
+    mv: Move,
+    after: Position,
+    /// Headline value after the move, and the best one could get.
+    value: i32,
+    best: i32,
+    /// Whether the move kept the best score for its player.
+    perfect: bool,
+}
+
+/// What [`Session::handle`] asks of the caller.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Read the next command.
+    Continue,
+    /// End the session.
+    Quit,
+}
+
+/// A play session on one database.
+pub struct Session<'a> {
+    game: &'a dyn Game,
+    db: &'a Database,
+    opts: Options,
+    start: Position,
+    history: Vec<Step>,
+    redo: Vec<Step>,
+    rng: Option<fastrand::Rng>,
+    /// The game-over summary was printed for the current position.
+    summarised: bool,
+}
+
+const HELP: &str = "\
+Commands:
+  MOVE             play a move (British Square: a cell number or a
+                   coordinate like c3; Dots and Boxes: an edge number)
+  pass             pass, when the rules force it (no legal move)
+  undo [N], u      take back the last move (with a computer player: back to
+                   your previous turn), or N moves
+  redo [N], r      play again a move taken back
+  restart          back to the position the session started from
+  go POSITION      start again from POSITION (same notation as `query`)
+  pv               the line of perfect play from here
+  best             play the best move for the side to move
+  show             show the position again
+  history          the moves so far, with the mistakes marked
+  help, ?          this text
+  quit, q          end the session (end of input does too)";
+
+impl<'a> Session<'a> {
+    /// A session from `start`.
+    pub fn new(game: &'a dyn Game, db: &'a Database, start: Position, opts: Options) -> Self {
+        let rng = opts.seed.map(fastrand::Rng::with_seed);
+        Session {
+            game,
+            db,
+            opts,
+            start,
+            history: Vec::new(),
+            redo: Vec::new(),
+            rng,
+            summarised: false,
+        }
+    }
+
+    /// The current position.
+    pub fn position(&self) -> Position {
+        self.history.last().map_or(self.start, |s| s.after)
+    }
+
+    fn analyze(&self, p: &Position) -> Result<Analysis> {
+        analyze_position(self.game, self.db, p).map_err(anyhow::Error::new)
+    }
+
+    fn is_ai(&self, player: Player) -> bool {
+        match self.opts.ai {
+            None => false,
+            Some(AiSide::Both) => true,
+            Some(AiSide::First) => player == Player::First,
+            Some(AiSide::Second) => player == Player::Second,
+        }
+    }
+
+    /// The prompt for the current position.
+    pub fn prompt(&self) -> String {
+        let p = self.position();
+        format!(
+            "{} {}> ",
+            self.history.len() + 1,
+            self.game.player_name(p.to_move)
+        )
+    }
+
+    /// The opening text: the position, and the computer's moves if it
+    /// moves first.
+    pub fn begin(&mut self) -> Result<String> {
+        let mut out = String::new();
+        if let Some(seed) = self.opts.seed {
+            let _ = writeln!(out, "Random choice among the best moves, seed {seed}.");
+        }
+        self.after_change(&mut out)?;
+        Ok(out)
+    }
+
+    /// Handles one command line; appends what to print to `out`.
+    pub fn handle(&mut self, line: &str, out: &mut String) -> Result<Control> {
+        let line = line.trim();
+        let (cmd, arg) = match line.split_once(char::is_whitespace) {
+            Some((c, a)) => (c, a.trim()),
+            None => (line, ""),
+        };
+        match cmd.to_ascii_lowercase().as_str() {
+            "" => {}
+            "quit" | "q" | "exit" => return Ok(Control::Quit),
+            "help" | "h" | "?" => {
+                let _ = writeln!(out, "{HELP}");
+            }
+            "show" | "board" => self.show(out)?,
+            "undo" | "u" | "back" => self.undo(arg, out)?,
+            "redo" | "r" | "forward" => self.redo(arg, out)?,
+            "restart" | "new" => {
+                self.history.clear();
+                self.redo.clear();
+                let _ = writeln!(out, "Back to the start.");
+                self.after_change(out)?;
+            }
+            "go" | "position" | "pos" => self.go(arg, out)?,
+            "pv" | "line" => self.pv(out)?,
+            "history" | "moves" => self.history_text(out),
+            "best" => {
+                let p = self.position();
+                let a = self.analyze(&p)?;
+                match self.choose(&a) {
+                    Some(mv) => {
+                        self.play(&a, mv, out)?;
+                        self.after_change(out)?;
+                    }
+                    None => {
+                        let _ = writeln!(out, "The game is over: no move to play.");
+                    }
+                }
+            }
+            "pass" => self.pass(out)?,
+            _ => self.human_move(line, out)?,
+        }
+        // Watching the program play itself ends with the game.
+        if self.opts.ai == Some(AiSide::Both) && self.summarised {
+            return Ok(Control::Quit);
+        }
+        Ok(Control::Continue)
+    }
+
+    fn show(&self, out: &mut String) -> Result<()> {
+        let p = self.position();
+        let a = self.analyze(&p)?;
+        out.push_str(&self.render(&a));
+        Ok(())
+    }
+
+    fn human_move(&mut self, text: &str, out: &mut String) -> Result<()> {
+        let p = self.position();
+        let a = self.analyze(&p)?;
+        if a.is_terminal() {
+            let _ = writeln!(
+                out,
+                "The game is over. Type `undo`, `restart`, `go POSITION` or `quit`."
+            );
+            return Ok(());
+        }
+        if self.is_ai(p.to_move) {
+            let _ = writeln!(out, "It is the computer's turn.");
+            return Ok(());
+        }
+        let mv = match self.game.parse_move(p.state, text) {
+            Ok(mv) => mv,
+            Err(e) => {
+                let reason = match e {
+                    boardsolve::PositionError::Malformed { reason, .. }
+                    | boardsolve::PositionError::Illegal { reason, .. } => reason,
+                };
+                let _ = writeln!(
+                    out,
+                    "Not a legal move or command: {text:?} ({reason}). Type `help` for the commands."
+                );
+                return Ok(());
+            }
+        };
+        if mv == Move::PASS {
+            return self.pass(out);
+        }
+        self.play(&a, mv, out)?;
+        self.after_change(out)
+    }
+
+    fn pass(&mut self, out: &mut String) -> Result<()> {
+        let p = self.position();
+        let a = self.analyze(&p)?;
+        let me = self.game.player_name(p.to_move);
+        match a.moves.as_slice() {
+            [] => {
+                let _ = writeln!(out, "The game is over: there is nothing to pass.");
+            }
+            [m] if m.mv == Move::PASS => {
+                if self.is_ai(p.to_move) {
+                    let _ = writeln!(out, "It is the computer's turn.");
+                    return Ok(());
+                }
+                self.play(&a, Move::PASS, out)?;
+                self.after_change(out)?;
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "{me} cannot pass: a player may only pass when they have no legal move."
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays `mv` (legal in the analysed position) and records it.
+    fn play(&mut self, a: &Analysis, mv: Move, out: &mut String) -> Result<()> {
+        let m = a
+            .moves
+            .iter()
+            .find(|m| m.mv == mv)
+            .context("the move is not among the legal moves")?;
+        let before = a.position();
+        let after = self.after(&before, mv)?;
+        let step = Step {
+            before,
+            mv,
+            after,
+            value: m.score,
+            best: a.score,
+            perfect: m.best,
+        };
+        let who = self.game.player_name(before.to_move);
+        let name = self.game.format_move(mv);
+        if !m.best {
+            let _ = writeln!(
+                out,
+                "{who} plays {name}: a mistake (value {} instead of {}).",
+                signed(m.score),
+                signed(a.score)
+            );
+        } else {
+            let _ = writeln!(out, "{who} plays {name}.");
+        }
+        self.history.push(step);
+        self.redo.clear();
+        self.summarised = false;
+        Ok(())
+    }
+
+    /// The position after `mv`, with the side to move and the score the
+    /// game's own edge gives (a move may score, or let its player go on).
+    fn after(&self, p: &Position, mv: Move) -> Result<Position> {
+        let mut edges = Vec::new();
+        self.game.moves(p.state, &mut edges);
+        let edge = edges
+            .iter()
+            .find(|e| e.mv == mv)
+            .context("the move is not among the legal moves")?;
+        Ok(p.play(edge))
+    }
+
+    /// Shows an analysed position.
+    fn render(&self, a: &Analysis) -> String {
+        answer::human(self.game, a, None)
+    }
+
+    /// The computer's choice among the best moves.
+    fn choose(&mut self, a: &Analysis) -> Option<Move> {
+        let best: Vec<Move> = a.best_moves().map(|m| m.mv).collect();
+        match (&mut self.rng, best.len()) {
+            (_, 0) => None,
+            (Some(rng), n) => Some(best[rng.usize(..n)]),
+            // The analysis lists the moves best first, the remoteness
+            // tie-break included: the quickest win, the longest resistance.
+            (None, _) => Some(best[0]),
+        }
+    }
+
+    /// After the position changed: the computer moves while it is its
+    /// turn, then the position is shown, and the summary at the end.
+    fn after_change(&mut self, out: &mut String) -> Result<()> {
+        loop {
+            let p = self.position();
+            let a = self.analyze(&p)?;
+            if a.is_terminal() {
+                out.push_str(&self.render(&a));
+                self.summary(&a, out);
+                return Ok(());
+            }
+            if !self.is_ai(p.to_move) {
+                out.push_str(&self.render(&a));
+                return Ok(());
+            }
+            if self.opts.ai == Some(AiSide::Both) {
+                out.push_str(&self.render(&a));
+            }
+            let mv = self
+                .choose(&a)
+                .context("a position with moves has a best one")?;
+            self.play(&a, mv, out)?;
+        }
+    }
+
+    fn summary(&mut self, a: &Analysis, out: &mut String) {
+        self.summarised = true;
+        let game = self.game;
+        let _ = writeln!(out, "Game over after {} moves.", self.history.len());
+        if let Some(f) = a.final_lead() {
+            let first = game.player_name(Player::First);
+            let second = game.player_name(Player::Second);
+            let verdict = match f.signum() {
+                1 => format!("{first} wins"),
+                -1 => format!("{second} wins"),
+                _ => "a tie".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "Final score: {} ({first}'s points minus {second}'s): {verdict}.",
+                signed(f)
+            );
+        }
+        for player in [Player::First, Player::Second] {
+            let name = game.player_name(player);
+            let mistakes: Vec<(usize, &Step)> = self
+                .history
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.before.to_move == player && !s.perfect)
+                .collect();
+            let moves = self
+                .history
+                .iter()
+                .filter(|s| s.before.to_move == player)
+                .count();
+            if mistakes.is_empty() {
+                let _ = writeln!(out, "{name} played perfectly ({moves} moves).");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "{name} made {} mistake{} in {moves} moves:",
+                    mistakes.len(),
+                    if mistakes.len() == 1 { "" } else { "s" }
+                );
+                for (i, s) in mistakes {
+                    let _ = writeln!(
+                        out,
+                        "  move {}: {} played {}, value {} (best was {})",
+                        i + 1,
+                        name,
+                        game.format_move(s.mv),
+                        signed(s.value),
+                        signed(s.best)
+                    );
+                }
+            }
+        }
+        if self.opts.ai != Some(AiSide::Both) {
+            let _ = writeln!(
+                out,
+                "Type `undo` to take moves back, `restart` to play again, `quit` to leave."
+            );
+        }
+    }
+
+    fn count(arg: &str, out: &mut String) -> Option<usize> {
+        if arg.is_empty() {
+            return Some(1);
+        }
+        match arg.parse::<usize>() {
+            Ok(n) if n > 0 => Some(n),
+            _ => {
+                let _ = writeln!(out, "Expected a number of moves, got {arg:?}.");
+                None
+            }
+        }
+    }
+
+    fn undo(&mut self, arg: &str, out: &mut String) -> Result<()> {
+        let Some(mut n) = Self::count(arg, out) else {
+            return Ok(());
+        };
+        if self.history.is_empty() {
+            let _ = writeln!(out, "Nothing to undo: this is the start of the session.");
+            return Ok(());
+        }
+        if arg.is_empty() && self.opts.ai.is_some() && self.opts.ai != Some(AiSide::Both) {
+            // Back to the human's previous turn: take back the computer's
+            // replies too.
+            n = 0;
+            while let Some(s) = self.history.get(self.history.len() - n - 1) {
+                n += 1;
+                if !self.is_ai(s.before.to_move) || self.history.len() == n {
+                    break;
+                }
+            }
+        }
+        let n = n.min(self.history.len());
+        for _ in 0..n {
+            if let Some(s) = self.history.pop() {
+                self.redo.push(s);
+            }
+        }
+        let _ = writeln!(out, "Took back {n} move{}.", if n == 1 { "" } else { "s" });
+        self.summarised = false;
+        self.show(out)
+    }
+
+    fn redo(&mut self, arg: &str, out: &mut String) -> Result<()> {
+        let Some(n) = Self::count(arg, out) else {
+            return Ok(());
+        };
+        if self.redo.is_empty() {
+            let _ = writeln!(out, "Nothing to redo.");
+            return Ok(());
+        }
+        let n = n.min(self.redo.len());
+        for _ in 0..n {
+            if let Some(s) = self.redo.pop() {
+                self.history.push(s);
+            }
+        }
+        let _ = writeln!(out, "Replayed {n} move{}.", if n == 1 { "" } else { "s" });
+        let a = self.analyze(&self.position())?;
+        out.push_str(&self.render(&a));
+        if a.is_terminal() {
+            self.summary(&a, out);
+        }
+        Ok(())
+    }
+
+    fn go(&mut self, arg: &str, out: &mut String) -> Result<()> {
+        if arg.is_empty() {
+            let _ = writeln!(out, "Usage: go POSITION");
+            return Ok(());
+        }
+        let p = match self.game.parse(arg) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = writeln!(out, "{e}");
+                return Ok(());
+            }
+        };
+        if let Err(e) = analyze_position(self.game, self.db, &p) {
+            let _ = writeln!(out, "{e}");
+            return Ok(());
+        }
+        self.start = p;
+        self.history.clear();
+        self.redo.clear();
+        self.after_change(out)
+    }
+
+    fn pv(&self, out: &mut String) -> Result<()> {
+        let mut p = self.position();
+        let mut line = Vec::new();
+        loop {
+            let a = self.analyze(&p)?;
+            let Some(m) = a.moves.first() else { break };
+            line.push(self.game.format_move(m.mv));
+            p = self.after(&p, m.mv)?;
+            if line.len() > 4096 {
+                anyhow::bail!("the line of perfect play does not end");
+            }
+        }
+        if line.is_empty() {
+            let _ = writeln!(out, "The game is over.");
+        } else {
+            let _ = writeln!(out, "Perfect play: {}", line.join(" "));
+        }
+        Ok(())
+    }
+
+    fn history_text(&self, out: &mut String) {
+        if self.history.is_empty() {
+            let _ = writeln!(out, "No moves yet.");
+            return;
+        }
+        for (i, s) in self.history.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{:>3}. {} {:<5} value {:>3}{}",
+                i + 1,
+                self.game.player_name(s.before.to_move),
+                self.game.format_move(s.mv),
+                signed(s.value),
+                if s.perfect {
+                    String::new()
+                } else {
+                    format!("  mistake (best {})", signed(s.best))
+                }
+            );
+        }
+    }
+}
+
+fn signed(v: i32) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:+}")
+    }
+}
+
+/// Runs a session on stdin and stdout: a line editor with history when
+/// stdin is a terminal, plain lines (no prompts) otherwise.
+pub fn run(mut session: Session<'_>) -> Result<()> {
+    let stdout = io::stdout();
+    let mut w = stdout.lock();
+    let begin = session.begin()?;
+    w.write_all(begin.as_bytes())?;
+    w.flush()?;
+    if session.opts.ai == Some(AiSide::Both) {
+        return Ok(());
+    }
+    if io::stdin().is_terminal() {
+        drop(w);
+        return run_editor(session);
+    }
+    let stdin = io::stdin();
+    for line in stdin.lock().lines() {
+        let line = line.context("reading stdin")?;
+        let mut out = String::new();
+        let control = session.handle(&line, &mut out)?;
+        w.write_all(out.as_bytes())?;
+        w.flush()?;
+        if control == Control::Quit {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn run_editor(mut session: Session<'_>) -> Result<()> {
+    use rustyline::error::ReadlineError;
+    let mut editor = rustyline::DefaultEditor::new().context("starting the line editor")?;
+    println!("Type `help` for the commands.");
+    loop {
+        match editor.readline(&session.prompt()) {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
+                let mut out = String::new();
+                let control = session.handle(&line, &mut out)?;
+                print!("{out}");
+                io::stdout().flush()?;
+                if control == Control::Quit {
+                    return Ok(());
+                }
+            }
+            // Ctrl-C abandons the line, as in a shell.
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => return Ok(()),
+            Err(e) => return Err(e).context("reading a command"),
+        }
+    }
+}
