@@ -7,6 +7,7 @@
 //! which lets the solver work layer by layer).
 
 pub mod british_square;
+pub mod connect_four;
 pub mod dots_and_boxes;
 pub mod square;
 
