@@ -1,7 +1,7 @@
 //! Answering positions from an open database: no search, only lookups.
 
 use crate::db::Database;
-use crate::game::{Edge, Game, Move, Player, Position};
+use crate::game::{Edge, Game, Move, MoveMark, Outcome, Player, Position};
 use crate::value::Value;
 
 /// One legal move of an analysed position.
@@ -74,6 +74,23 @@ impl Analysis {
     /// play, when the score so far is known.
     pub fn final_lead(&self) -> Option<i32> {
         self.lead.map(|l| l + self.to_move.sign() * self.value.net)
+    }
+
+    /// Every legal move as drawings show it ([`Game::render_move_map`],
+    /// [`Game::render_svg`]), best first: its headline value, and whether it
+    /// wins, ties or loses for the side to move ([`Analysis::move_result`]:
+    /// with the score so far when it is known, else what the mover nets
+    /// from here on).
+    pub fn marks(&self) -> Vec<MoveMark> {
+        self.moves
+            .iter()
+            .map(|m| MoveMark {
+                mv: m.mv,
+                score: m.score,
+                outcome: Outcome::of(self.move_result(m)),
+                best: m.best,
+            })
+            .collect()
     }
 
     /// The position analysed.

@@ -24,13 +24,16 @@ pub mod progress;
 pub mod registry;
 pub mod solver;
 pub mod stats;
+pub mod svg;
 pub mod value;
 
 pub use analysis::{
     analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, QueryError,
 };
 pub use db::{Database, DbError};
-pub use game::{Edge, Game, GameDescriptor, Move, Player, Position, PositionError};
+pub use game::{
+    Edge, Game, GameDescriptor, Move, MoveMark, Outcome, Player, Position, PositionError,
+};
 pub use registry::{AnyGame, GameError};
 pub use value::Value;
 

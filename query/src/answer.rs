@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use boardsolve::game::Game;
-use boardsolve::{Analysis, Move};
+use boardsolve::game::{plain, Game};
+use boardsolve::{Analysis, Move, MoveMark, Outcome};
 
 /// `win`, `lose` or `tie` for a result seen from one side.
 fn outcome(result: i32) -> &'static str {
@@ -127,8 +127,21 @@ pub fn json_error(input: &str, error: &str) -> String {
     o
 }
 
-/// The human-readable report for an answered position.
-pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>) -> String {
+/// Terminal colours for a move's value: green when it wins for the player
+/// making it, yellow for a tie, red for a loss; bold for the best moves.
+pub fn ansi(m: &MoveMark, text: &str) -> String {
+    let colour = match m.outcome {
+        Outcome::Win => "32",
+        Outcome::Tie => "33",
+        Outcome::Loss => "31",
+    };
+    let bold = if m.best { "1;" } else { "" };
+    format!("\x1b[{bold}{colour}m{text}\x1b[0m")
+}
+
+/// The human-readable report for an answered position, the move map in
+/// terminal colours if `color`.
+pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>, color: bool) -> String {
     let mut o = String::new();
     let me = game.player_name(a.to_move);
     let _ = writeln!(o, "Position:   {}", game.format_position(a.state));
@@ -169,14 +182,21 @@ pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>) -> Strin
     } else {
         let best: Vec<String> = a.best_moves().map(|m| game.format_move(m.mv)).collect();
         let _ = writeln!(o, "Best moves: {}", best.join(" "));
-        let pairs: Vec<(Move, i32)> = a.moves.iter().map(|m| (m.mv, m.score)).collect();
-        match game.render_move_map(a.state, &pairs) {
+        let marks = a.marks();
+        let style: &dyn Fn(&MoveMark, &str) -> String = if color { &ansi } else { &plain };
+        match game.render_move_map(a.state, &marks, style) {
             Some(map) => {
                 let _ = writeln!(o, "Move values (value after each legal move):\n{map}");
             }
             None => {
-                for m in &a.moves {
-                    let _ = writeln!(o, "  {:>6} {:>4}", game.format_move(m.mv), signed(m.score));
+                for m in &marks {
+                    let value = format!("{:>4}", signed(m.score));
+                    let _ = writeln!(
+                        o,
+                        "  {:>6} {}",
+                        game.format_move(m.mv),
+                        boardsolve::game::style_padded(m, &value, style)
+                    );
                 }
             }
         }

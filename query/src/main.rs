@@ -5,8 +5,8 @@ mod lines;
 mod play;
 mod stats;
 
-use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -24,6 +24,8 @@ const EXIT_OK: u8 = 0;
 const EXIT_BAD_POSITION: u8 = 1;
 /// Exit status: the database cannot be used, or verification failed.
 const EXIT_BAD_DATABASE: u8 = 3;
+/// Exit status: the command line is wrong (as clap reports it too).
+const EXIT_USAGE: u8 = 2;
 
 /// Answer positions of a solved game from its database: the exact value, the
 /// remoteness, the best moves and the value of every legal move. Nothing is
@@ -63,6 +65,42 @@ struct Cli {
 
     #[command(flatten)]
     ask: Ask,
+
+    /// Colour the move values (green win, yellow tie, red loss for the
+    /// player making the move; bold: best): `auto` when stdout is a
+    /// terminal and NO_COLOR is not set.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto",
+        global = true
+    )]
+    color: ColorWhen,
+}
+
+/// When to colour the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ColorWhen {
+    /// When stdout is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorWhen {
+    fn enabled(self) -> bool {
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -86,6 +124,13 @@ struct Ask {
     /// Also print the line of perfect play to the end of the game.
     #[arg(long)]
     pv: bool,
+
+    /// Also draw the position with every legal move's value as an SVG
+    /// picture (cells or edges coloured: win, tie, loss for the side to
+    /// move; best moves outlined), written to FILE (`-`: stdout, instead of
+    /// the answer). One position only.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
 
     /// Positions to answer (`-` reads them from stdin).
     #[arg(value_name = "POSITION")]
@@ -199,6 +244,7 @@ fn answer_one(
     input: &str,
     json: bool,
     pv: bool,
+    color: bool,
 ) -> Result<String, String> {
     let position = game.parse(input).map_err(|e| e.to_string())?;
     let a = analyze_position(game, db, &position).map_err(|e| e.to_string())?;
@@ -210,7 +256,7 @@ fn answer_one(
     Ok(if json {
         answer::json(game, input, &a, line.as_deref())
     } else {
-        answer::human(game, &a, line.as_deref())
+        answer::human(game, &a, line.as_deref(), color)
     })
 }
 
@@ -224,6 +270,7 @@ fn answer_stdin(
     db: &Database,
     json: bool,
     pv: bool,
+    color: bool,
     out: &mut impl Write,
 ) -> Result<u64> {
     // A reader thread cuts stdin into batches while the workers answer the
@@ -254,7 +301,7 @@ fn answer_stdin(
                 .into_par_iter()
                 .map(|line| match line {
                     lines::Line::Text(t) => {
-                        let r = answer_one(game, db, &t, json, pv);
+                        let r = answer_one(game, db, &t, json, pv, color);
                         (t, r)
                     }
                     lines::Line::BadUtf8(t) => (t, Err("input line is not valid UTF-8".to_owned())),
@@ -292,7 +339,13 @@ fn answer_stdin(
     })
 }
 
-fn run_ask(db_args: &DbArgs, ask: &Ask) -> Result<u8, Failure> {
+fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
+    if ask.svg.is_some() && (ask.positions.len() > 1 || ask.positions.iter().any(|p| p == "-")) {
+        return Err(Failure {
+            code: EXIT_USAGE,
+            error: anyhow::anyhow!("--svg draws one position: give exactly one POSITION (not `-`)"),
+        });
+    }
     let (db, game) = open(db_args)?;
     let json = db_args.json;
     let game = game.game();
@@ -309,10 +362,20 @@ fn run_ask(db_args: &DbArgs, ask: &Ask) -> Result<u8, Failure> {
     for p in positions {
         if p == "-" {
             db.build_index();
-            bad += answer_stdin(game, &db, json, ask.pv, &mut out)?;
+            bad += answer_stdin(game, &db, json, ask.pv, color, &mut out)?;
             continue;
         }
-        match answer_one(game, &db, p, json, ask.pv) {
+        if let Some(path) = &ask.svg {
+            if let Err(e) = write_svg(game, &db, p, path) {
+                out.flush().context("writing output")?;
+                return Err(e);
+            }
+            if path == Path::new("-") {
+                // The picture is the answer.
+                continue;
+            }
+        }
+        match answer_one(game, &db, p, json, ask.pv, color) {
             Ok(text) => {
                 if !json && !first {
                     writeln!(out).context("writing output")?;
@@ -335,6 +398,36 @@ fn run_ask(db_args: &DbArgs, ask: &Ask) -> Result<u8, Failure> {
     }
     out.flush().context("writing output")?;
     Ok(if bad > 0 { EXIT_BAD_POSITION } else { EXIT_OK })
+}
+
+/// Writes the SVG picture of one position to `path` (`-`: stdout).
+fn write_svg(game: &dyn Game, db: &Database, input: &str, path: &Path) -> Result<(), Failure> {
+    let position = game.parse(input).map_err(anyhow::Error::new)?;
+    let a = analyze_position(game, db, &position).map_err(anyhow::Error::new)?;
+    let me = game.player_name(a.to_move);
+    let verdict = match a.result().signum() {
+        1 => format!("{me} wins"),
+        -1 => format!("{me} loses"),
+        _ => "a tie".to_owned(),
+    };
+    let title = if a.is_terminal() {
+        format!("Game over: value {}", signed(a.score))
+    } else {
+        format!("{me} to move: value {} ({verdict})", signed(a.score))
+    };
+    let picture = game
+        .render_svg(a.state, &a.marks(), &title)
+        .ok_or_else(|| anyhow::anyhow!("{} has no SVG picture", game.descriptor().name))?;
+    if path == Path::new("-") {
+        let mut out = io::stdout().lock();
+        out.write_all(picture.as_bytes())
+            .and_then(|()| out.flush())
+            .context("writing the SVG to stdout")?;
+    } else {
+        std::fs::write(path, picture)
+            .with_context(|| format!("writing the SVG to {}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
@@ -439,7 +532,7 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
-fn run_play(db_args: &DbArgs, args: &PlayArgs) -> Result<u8, Failure> {
+fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
     let (db, any) = open(db_args)?;
     let game = any.game();
     let start = match &args.position {
@@ -463,7 +556,11 @@ fn run_play(db_args: &DbArgs, args: &PlayArgs) -> Result<u8, Failure> {
         (None, true) => Some(fastrand::u64(..)),
         (None, false) => None,
     };
-    let opts = play::Options { ai: args.ai, seed };
+    let opts = play::Options {
+        ai: args.ai,
+        seed,
+        color,
+    };
     play::run(play::Session::new(game, &db, start, opts))?;
     Ok(EXIT_OK)
 }
@@ -487,11 +584,17 @@ fn signed(v: i32) -> String {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        None => run_ask(&cli.db, &cli.ask),
+        None => run_ask(&cli.db, &cli.ask, cli.color.enabled()),
         Some(Command::Verify { quiet }) => run_verify(&cli.db, *quiet),
         Some(Command::Info) => run_info(&cli.db),
         Some(Command::Stats(args)) => run_stats(&cli.db, args),
-        Some(Command::Play(args)) => run_play(&cli.db, args),
+        // A scripted session (stdin not a terminal) is not coloured unless
+        // asked.
+        Some(Command::Play(args)) => run_play(
+            &cli.db,
+            args,
+            cli.color.enabled() && (cli.color == ColorWhen::Always || io::stdin().is_terminal()),
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),

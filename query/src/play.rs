@@ -35,6 +35,8 @@ pub struct Options {
     /// Seed of the random choice among the best moves; `None` plays the
     /// remoteness tie-break's choice.
     pub seed: Option<u64>,
+    /// Colour the move values.
+    pub color: bool,
 }
 
 /// One move of the game so far.
@@ -309,7 +311,7 @@ impl<'a> Session<'a> {
 
     /// Shows an analysed position.
     fn render(&self, a: &Analysis) -> String {
-        answer::human(self.game, a, None)
+        answer::human(self.game, a, None, self.opts.color)
     }
 
     /// The computer's choice among the best moves.

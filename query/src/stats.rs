@@ -332,14 +332,14 @@ fn human_tables(o: &mut String, g: &dyn Game, s: &Stats, first: &str, second: &s
         signed(a.score),
         g.player_name(a.to_move)
     );
-    let moves: Vec<(boardsolve::Move, i32)> = a.moves.iter().map(|m| (m.mv, m.score)).collect();
-    match g.render_move_map(a.state, &moves) {
+    let marks = a.marks();
+    match g.render_move_map(a.state, &marks, &boardsolve::game::plain) {
         Some(map) => {
             let _ = writeln!(o, "{map}");
         }
         None => {
-            for (m, v) in &moves {
-                let _ = writeln!(o, "  {} {}", g.format_move(*m), signed(*v));
+            for m in &marks {
+                let _ = writeln!(o, "  {} {}", g.format_move(m.mv), signed(m.score));
             }
         }
     }

@@ -281,8 +281,95 @@ pub trait Game: Send + Sync {
     /// A drawing of the state for people, several lines, no trailing newline.
     fn render(&self, state: u64) -> String;
 
-    /// A drawing of the board with the headline value of each move (`moves`
-    /// pairs each legal move with the score after it), or `None` when the game
-    /// has no natural board map.
-    fn render_move_map(&self, state: u64, moves: &[(Move, i32)]) -> Option<String>;
+    /// A drawing of the board with the headline value of each legal move
+    /// ([`MoveMark::score`]), or `None` when the game has no natural board
+    /// map. Each value's text goes through `style` (which may wrap it in
+    /// terminal colours; [`plain`] leaves it as it is), with the padding
+    /// around it kept outside so that columns stay aligned.
+    fn render_move_map(
+        &self,
+        state: u64,
+        moves: &[MoveMark],
+        style: &dyn Fn(&MoveMark, &str) -> String,
+    ) -> Option<String>;
+
+    /// The board with every legal move's value as a standalone SVG
+    /// picture (see [`crate::svg`]), `title` written above it, or `None`
+    /// when the game has no picture.
+    fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
+        let _ = (state, moves, title);
+        None
+    }
+}
+
+/// How a move turns out for the player who makes it, with perfect play
+/// afterwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The player ends ahead.
+    Win,
+    /// Level.
+    Tie,
+    /// The player ends behind.
+    Loss,
+}
+
+impl Outcome {
+    /// The outcome of a final result seen from one player (positive: ahead).
+    pub fn of(result: i32) -> Outcome {
+        match result.signum() {
+            1 => Outcome::Win,
+            -1 => Outcome::Loss,
+            _ => Outcome::Tie,
+        }
+    }
+
+    /// `win`, `tie` or `loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Win => "win",
+            Outcome::Tie => "tie",
+            Outcome::Loss => "loss",
+        }
+    }
+}
+
+/// A legal move as drawings show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveMark {
+    /// The move.
+    pub mv: Move,
+    /// The headline value after the move ([`Game::score`]).
+    pub score: i32,
+    /// How it turns out for the player making it.
+    pub outcome: Outcome,
+    /// True when it keeps the best value.
+    pub best: bool,
+}
+
+/// The identity style for [`Game::render_move_map`]: no colours.
+pub fn plain(_: &MoveMark, text: &str) -> String {
+    text.to_owned()
+}
+
+/// Applies `style` to the text of `padded` and keeps the spaces around it
+/// outside, so that colour codes never change where columns start or what
+/// trimming a line removes.
+pub fn style_padded(
+    mark: &MoveMark,
+    padded: &str,
+    style: &dyn Fn(&MoveMark, &str) -> String,
+) -> String {
+    let core = padded.trim();
+    if core.is_empty() {
+        return padded.to_owned();
+    }
+    let start = padded.len() - padded.trim_start().len();
+    let end = start + core.len();
+    format!(
+        "{}{}{}",
+        &padded[..start],
+        style(mark, core),
+        &padded[end..]
+    )
 }

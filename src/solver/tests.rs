@@ -180,7 +180,12 @@ impl Game for Toy {
     fn render(&self, state: u64) -> String {
         state.to_string()
     }
-    fn render_move_map(&self, _state: u64, _moves: &[(Move, i32)]) -> Option<String> {
+    fn render_move_map(
+        &self,
+        _state: u64,
+        _moves: &[crate::game::MoveMark],
+        _style: &dyn Fn(&crate::game::MoveMark, &str) -> String,
+    ) -> Option<String> {
         None
     }
 }

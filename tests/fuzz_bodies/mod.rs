@@ -467,8 +467,17 @@ fn check_state(game: &dyn Game, pos: &Position, text: &str) {
 
     // Drawings and scores: no panics.
     let _ = game.render(s);
-    let values: Vec<_> = edges.iter().map(|e| (e.mv, i32::from(e.reward))).collect();
-    let _ = game.render_move_map(s, &values);
+    let marks: Vec<_> = edges
+        .iter()
+        .map(|e| boardsolve::MoveMark {
+            mv: e.mv,
+            score: i32::from(e.reward),
+            outcome: boardsolve::Outcome::of(i32::from(e.reward)),
+            best: e.again,
+        })
+        .collect();
+    let _ = game.render_move_map(s, &marks, &boardsolve::game::plain);
+    let _ = game.render_svg(s, &marks, "fuzz <title> & more");
     let _ = game.score(s, 0);
     let _ = game.lead(s);
 }

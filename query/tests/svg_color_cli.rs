@@ -1,0 +1,135 @@
+//! `query --svg` and `--color` as users run them.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use boardsolve::game::british_square::BritishSquare;
+use boardsolve::Game;
+use predicates::str::contains;
+
+/// A 4x4 database, written once per test binary.
+fn db() -> &'static Path {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bsq4.db");
+        let game = BritishSquare::from_variant("4x4").unwrap();
+        let sol = boardsolve::solver::solve(&game, &boardsolve::solver::NoProgress).unwrap();
+        boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        (dir, path)
+    })
+    .1
+}
+
+fn query() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
+    c.arg("--db").arg(db());
+    c
+}
+
+fn stdout(c: &mut Command) -> String {
+    String::from_utf8(c.assert().success().get_output().stdout.clone()).unwrap()
+}
+
+fn legal_moves(position: &str) -> usize {
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    let mut edges = Vec::new();
+    game.moves(game.parse_position(position).unwrap(), &mut edges);
+    edges.len()
+}
+
+#[test]
+fn svg_to_a_file_beside_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.svg");
+    let out = stdout(query().arg("--svg").arg(&file).arg("0,15"));
+    assert!(out.contains("Best moves:"), "the answer is still printed");
+    let svg = std::fs::read_to_string(&file).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let moves = doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("move ")))
+        .count();
+    assert_eq!(moves, legal_moves("0,15"));
+    assert!(svg.contains("X to move: value"), "{svg}");
+}
+
+#[test]
+fn svg_to_stdout_is_the_whole_output() {
+    let out = stdout(query().args(["--svg", "-", "0"]));
+    assert!(out.starts_with("<svg "), "{out}");
+    assert!(out.trim_end().ends_with("</svg>"));
+    roxmltree::Document::parse(&out).unwrap();
+}
+
+#[test]
+fn svg_usage_errors() {
+    query()
+        .args(["--svg", "x.svg", "0", "1"])
+        .assert()
+        .code(2)
+        .stderr(contains("--svg draws one position"));
+    query()
+        .args(["--svg", "x.svg", "-"])
+        .assert()
+        .code(2)
+        .stderr(contains("--svg draws one position"));
+    query()
+        .args(["--svg", "/nonexistent/dir/x.svg", "0"])
+        .assert()
+        .code(1)
+        .stderr(contains("writing the SVG to /nonexistent/dir/x.svg"));
+    query()
+        .args(["--svg", "x.svg", "not a position"])
+        .assert()
+        .code(1)
+        .stderr(contains("malformed position"));
+}
+
+#[test]
+fn colour_when_asked_and_never_when_piped() {
+    let coloured = stdout(query().args(["--color", "always", "0,15"]));
+    assert!(coloured.contains("\u{1b}[1;32m") || coloured.contains("\u{1b}[1;33m"));
+    assert!(coloured.contains("\u{1b}[0m"));
+    // Piped (as here), `auto` is plain, and so is `never`; plain output
+    // is the coloured one without the escapes.
+    let auto = stdout(query().arg("0,15"));
+    let never = stdout(query().args(["--color", "never", "0,15"]));
+    assert!(!auto.contains('\u{1b}'));
+    assert_eq!(auto, never);
+    let mut stripped = coloured.clone();
+    for code in ["\u{1b}[0m", "\u{1b}[1;", "\u{1b}["] {
+        stripped = stripped.replace(code, "");
+    }
+    for colour in ["32m", "33m", "31m"] {
+        stripped = stripped.replace(colour, "");
+    }
+    assert_eq!(stripped, auto);
+    // JSON never has colours.
+    let json = stdout(query().args(["--color", "always", "--json", "0,15"]));
+    assert!(!json.contains('\u{1b}'));
+    // A scripted play session is plain unless asked.
+    let play = Command::new(env!("CARGO_BIN_EXE_query"))
+        .arg("--db")
+        .arg(db())
+        .args(["play", "--ai", "both"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!String::from_utf8(play).unwrap().contains('\u{1b}'));
+    let play = Command::new(env!("CARGO_BIN_EXE_query"))
+        .arg("--db")
+        .arg(db())
+        .args(["--color", "always", "play", "--ai", "both"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(play).unwrap().contains('\u{1b}'));
+    let bad = query().args(["--color", "sometimes"]).assert().code(2);
+    drop(bad);
+}

@@ -1,0 +1,130 @@
+//! The SVG pictures and the styled move maps of both games: well-formed
+//! XML, one coloured shape per legal move with its outcome and value, the
+//! best moves marked, and plain maps unchanged by styling.
+
+use boardsolve::db::{write_database, Database};
+use boardsolve::game::british_square::BritishSquare;
+use boardsolve::game::dots_and_boxes::DotsAndBoxes;
+use boardsolve::game::{plain, MoveMark, Outcome};
+use boardsolve::solver::dense::solve_dense;
+use boardsolve::solver::{solve, NoProgress};
+use boardsolve::{analyze, analyze_position, Game};
+
+/// Checks a picture against the analysis it was drawn from.
+fn check_picture(game: &dyn Game, svg: &str, marks: &[MoveMark]) {
+    let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not XML: {e}\n{svg}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(
+        root.tag_name().namespace(),
+        Some("http://www.w3.org/2000/svg")
+    );
+    for attr in ["width", "height", "viewBox"] {
+        assert!(root.attribute(attr).is_some(), "{attr}");
+    }
+    let groups: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("move ")))
+        .collect();
+    assert_eq!(groups.len(), marks.len(), "one shape per legal move");
+    for m in marks {
+        let name = game.format_move(m.mv);
+        let g = groups
+            .iter()
+            .find(|g| g.attribute("data-move") == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("no shape for move {name}"));
+        let class = g.attribute("class").unwrap();
+        assert!(class.contains(m.outcome.name()), "{name}: {class}");
+        assert_eq!(class.contains("best"), m.best, "{name}: {class}");
+        let value = if m.score == 0 {
+            "0".to_owned()
+        } else {
+            format!("{:+}", m.score)
+        };
+        assert_eq!(g.attribute("data-value"), Some(value.as_str()));
+        // The value is written, and the shape is filled with its outcome's
+        // colour.
+        assert!(
+            g.descendants().any(|n| n.text() == Some(value.as_str())),
+            "{name}: value {value} not written"
+        );
+        let fill = boardsolve::svg::fill(m.outcome);
+        assert!(
+            g.descendants().any(|n| n.attribute("fill") == Some(fill)),
+            "{name}: no {fill} fill"
+        );
+    }
+}
+
+#[test]
+fn british_square_pictures_match_the_analysis() {
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    let sol = solve(&game, &NoProgress).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bsq4.db");
+    write_database(&path, game.descriptor(), &sol).unwrap();
+    let db = Database::open(&path).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for text in ["start", "0", "0,15", "0 5 10", "0,3,12,15,5"] {
+        let state = game.parse_position(text).unwrap();
+        let a = analyze(&game, &db, state).unwrap();
+        let marks = a.marks();
+        seen.extend(marks.iter().map(|m| m.outcome));
+        let svg = game.render_svg(state, &marks, "X to move <&>").unwrap();
+        check_picture(&game, &svg, &marks);
+        assert!(
+            svg.contains("X to move &lt;&amp;&gt;"),
+            "the title is escaped"
+        );
+        // Same input, same bytes.
+        assert_eq!(
+            svg,
+            game.render_svg(state, &marks, "X to move <&>").unwrap()
+        );
+        // Outcomes follow the move's result for the mover.
+        for (m, ma) in marks.iter().zip(&a.moves) {
+            assert_eq!(m.outcome, Outcome::of(a.move_result(ma)));
+        }
+    }
+    assert!(seen.len() >= 2, "the sample shows more than one outcome");
+}
+
+#[test]
+fn dots_and_boxes_pictures_match_the_analysis() {
+    let game = DotsAndBoxes::from_variant("2x2").unwrap();
+    let sol = solve_dense(&game, &NoProgress).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dab.db");
+    write_database(&path, game.descriptor(), &sol).unwrap();
+    let db = Database::open(&path).unwrap();
+    for text in ["none", "0,5,6 B", "0,2,6 A 0-0", "0,2,6,7 B 0-1"] {
+        let p = game.parse(text).unwrap();
+        let a = analyze_position(&game, &db, &p).unwrap();
+        let marks = a.marks();
+        let svg = game.render_svg(p.state, &marks, "t").unwrap();
+        check_picture(&game, &svg, &marks);
+    }
+}
+
+#[test]
+fn styling_wraps_values_and_keeps_the_columns() {
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    let sol = solve(&game, &NoProgress).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bsq4.db");
+    write_database(&path, game.descriptor(), &sol).unwrap();
+    let db = Database::open(&path).unwrap();
+    let state = game.parse_position("0,15").unwrap();
+    let a = analyze(&game, &db, state).unwrap();
+    let marks = a.marks();
+    let plain_map = game.render_move_map(state, &marks, &plain).unwrap();
+    let bracket = |m: &MoveMark, t: &str| format!("<{}:{t}>", m.outcome.name());
+    let styled = game.render_move_map(state, &marks, &bracket).unwrap();
+    // Taking the styling out gives the plain map back, byte for byte.
+    let mut stripped = styled.clone();
+    for o in ["win", "tie", "loss"] {
+        stripped = stripped.replace(&format!("<{o}:"), "");
+    }
+    assert_eq!(stripped.replace('>', ""), plain_map);
+    assert_eq!(styled.matches('<').count(), marks.len());
+}
