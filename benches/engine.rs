@@ -149,9 +149,27 @@ fn dots_and_boxes_lookups(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `query stats` on the full bsq.db: states by layer and value, ends, the
+/// complete games and the greedy heuristic (target: under 5 s of CPU; the
+/// figure is wall time, on both cores).
+fn statistics(c: &mut Criterion) {
+    let game = BritishSquare::from_variant("").unwrap();
+    let db = database(&game);
+    let any = boardsolve::registry::AnyGame::from_header(db.header()).expect("a known game");
+    let mut group = c.benchmark_group("stats");
+    group.sample_size(10);
+    group.bench_function("bsq.db (everything)", |b| {
+        b.iter(|| {
+            boardsolve::stats::compute(&any, &db, &boardsolve::stats::Options::all())
+                .map(|s| s.states)
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = lookups, canonicalisation, solving, dots_and_boxes_lookups
+    targets = lookups, canonicalisation, solving, dots_and_boxes_lookups, statistics
 }
 criterion_main!(benches);
