@@ -146,7 +146,7 @@ impl Solution {
 
 /// Hints the processor to fetch `v` into the cache; never faults.
 #[inline(always)]
-fn prefetch<T>(v: &T) {
+pub(crate) fn prefetch<T>(v: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint: it never faults and changes nothing
     // Rust can observe, and `v` is a valid reference anyway.
@@ -167,7 +167,7 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
 
 /// [`advise_huge_pages`] for `len` bytes from `ptr`, which must lie inside
 /// one allocation.
-fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
+pub(crate) fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;

@@ -166,16 +166,9 @@ impl WeightTable {
 
     #[inline]
     fn prefetch(&self, key: u64) {
-        let s = home(key, self.shift);
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `s` is in bounds (the shift leaves only index bits), and a
-        // prefetch never faults anyway.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(s).cast());
+        if let Some(slot) = self.slots.get(home(key, self.shift)) {
+            crate::solver::prefetch(slot);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = s;
     }
 
     /// Adds `n` to slot `s`'s weight; false on overflow.

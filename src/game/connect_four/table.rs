@@ -78,15 +78,9 @@ impl Table {
     #[inline(always)]
     pub(crate) fn prefetch(&self, key: u64) {
         let slot = (key.wrapping_mul(MUL) >> self.shift) as usize;
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch never faults and changes nothing Rust can
-        // observe; the pointer is in bounds anyway.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.entries.as_ptr().add(slot).cast());
+        if let Some(entry) = self.entries.get(slot) {
+            crate::solver::prefetch(entry);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
     }
 
     /// Records `lower <= score <= upper` for `key`, tightening what the
@@ -136,29 +130,9 @@ impl Table {
 
 /// Asks the kernel to back the table with huge pages: every probe lands on
 /// a random slot, and with 4 KiB pages nearly every one would also miss the
-/// TLB. Only a hint; nothing changes where it is not honoured.
+/// TLB. Only a hint.
 fn advise_huge_pages(entries: &[u64]) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = entries.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(entries);
-        let first = start.next_multiple_of(HUGE);
-        let last = end / HUGE * HUGE;
-        if last > first {
-            // SAFETY: the range lies inside the allocation of `entries`, and
-            // MADV_HUGEPAGE changes how memory is backed, never its contents.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    last - first,
-                    libc::MADV_HUGEPAGE,
-                );
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = entries;
+    crate::solver::advise_huge_pages_raw(entries.as_ptr().cast(), std::mem::size_of_val(entries));
 }
 
 #[cfg(test)]
