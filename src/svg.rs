@@ -42,22 +42,17 @@ pub fn escape(text: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&apos;"),
-            // Control characters are not allowed in XML 1.0.
+            // Control characters and these two non-characters are not
+            // allowed in XML 1.0 at all, not even escaped.
             c if (c as u32) < 0x20 && c != '\t' && c != '\n' => o.push('?'),
+            '\u{fffe}' | '\u{ffff}' => o.push('?'),
             c => o.push(c),
         }
     }
     o
 }
 
-/// A value with its sign, and zero as plain `0`.
-pub fn signed(v: i32) -> String {
-    if v == 0 {
-        "0".to_owned()
-    } else {
-        format!("{v:+}")
-    }
-}
+pub use crate::game::signed;
 
 /// Height of the title band above the board.
 pub const TITLE_HEIGHT: i32 = 40;
@@ -199,14 +194,6 @@ impl Svg {
     }
 }
 
-/// The usual title of a picture: the side to move and the value.
-pub fn title(position: &str, to_move: &str, value: i32, verdict: &str) -> String {
-    format!(
-        "{position}: {to_move} to move, value {} ({verdict})",
-        signed(value)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +207,6 @@ mod tests {
         assert!(out.contains("x &lt; y"));
         assert!(out.contains("&lt;&amp;&gt;"));
         assert!(!out.contains("<&>"));
+        assert_eq!(escape("a\u{1}b\u{ffff}"), "a?b?");
     }
 }

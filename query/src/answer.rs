@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use boardsolve::game::{plain, Game};
-use boardsolve::{Analysis, Move, MoveMark, Outcome};
+use boardsolve::game::{plain, signed, Game};
+use boardsolve::{Analysis, Move, MoveMark, Outcome, Player};
 
 /// `win`, `lose` or `tie` for a result seen from one side.
 fn outcome(result: i32) -> &'static str {
@@ -139,6 +139,42 @@ pub fn ansi(m: &MoveMark, text: &str) -> String {
     format!("\x1b[{bold}{colour}m{text}\x1b[0m")
 }
 
+/// The title line of a position's SVG picture: the side to move, the value
+/// and who wins, as the text answer says them, and by how much when the
+/// headline value is not the final score (Dots and Boxes given the score so
+/// far). At the end of the game: who won, when the score is known.
+pub fn svg_title(game: &dyn Game, a: &Analysis) -> String {
+    // The final score is worth naming only where the headline value is not
+    // it already (British Square's value is X's final score).
+    let margin = match game.lead(a.state) {
+        Some(_) if !a.is_terminal() => None,
+        _ => a.final_lead(),
+    };
+    let by_margin = margin.map(|f| {
+        let first = game.player_name(Player::First);
+        let second = game.player_name(Player::Second);
+        match f.signum() {
+            1 => format!("{first} wins by {f}"),
+            -1 => format!("{second} wins by {}", -f),
+            _ => "a tie".to_owned(),
+        }
+    });
+    if a.is_terminal() {
+        return match by_margin {
+            Some(v) => format!("Game over: {v}"),
+            // Dots and Boxes without the score: the key cannot tell.
+            None => "Game over".to_owned(),
+        };
+    }
+    let me = game.player_name(a.to_move);
+    let verdict = by_margin.unwrap_or_else(|| match a.result().signum() {
+        1 => format!("{me} wins"),
+        -1 => format!("{me} loses"),
+        _ => "a tie".to_owned(),
+    });
+    format!("{me} to move: value {} ({verdict})", signed(a.score))
+}
+
 /// The human-readable report for an answered position, the move map in
 /// terminal colours if `color`.
 pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>, color: bool) -> String {
@@ -214,14 +250,6 @@ pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>, color: b
         );
     }
     o
-}
-
-fn signed(v: i32) -> String {
-    if v == 0 {
-        "0".to_owned()
-    } else {
-        format!("{v:+}")
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod lines;
 mod play;
 mod stats;
 
+use boardsolve::game::signed;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -51,9 +52,10 @@ const EXIT_USAGE: u8 = 2;
 /// --json), streaming.
 ///
 /// Exit status: 0 all positions answered; 1 some position was malformed,
-/// illegal or unreachable (the others are still answered); 2 usage error;
-/// 3 the database is missing, corrupted, of another format or another game,
-/// or failed verification.
+/// illegal or unreachable (the others are still answered), or the --svg
+/// picture could not be drawn or written; 2 usage error (--svg with more
+/// than one position or `-`); 3 the database is missing, corrupted, of
+/// another format or another game, or failed verification.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Cli {
@@ -404,19 +406,8 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
 fn write_svg(game: &dyn Game, db: &Database, input: &str, path: &Path) -> Result<(), Failure> {
     let position = game.parse(input).map_err(anyhow::Error::new)?;
     let a = analyze_position(game, db, &position).map_err(anyhow::Error::new)?;
-    let me = game.player_name(a.to_move);
-    let verdict = match a.result().signum() {
-        1 => format!("{me} wins"),
-        -1 => format!("{me} loses"),
-        _ => "a tie".to_owned(),
-    };
-    let title = if a.is_terminal() {
-        format!("Game over: value {}", signed(a.score))
-    } else {
-        format!("{me} to move: value {} ({verdict})", signed(a.score))
-    };
     let picture = game
-        .render_svg(a.state, &a.marks(), &title)
+        .render_svg(a.state, &a.marks(), &answer::svg_title(game, &a))
         .ok_or_else(|| anyhow::anyhow!("{} has no SVG picture", game.descriptor().name))?;
     if path == Path::new("-") {
         let mut out = io::stdout().lock();
@@ -570,15 +561,6 @@ fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
     db.build_index();
     let path = db_args.db.display().to_string();
     stats::run(&db, &game, &path, db_args.json, args)
-}
-
-/// A value with its sign, and zero as plain `0`.
-fn signed(v: i32) -> String {
-    if v == 0 {
-        "0".to_owned()
-    } else {
-        format!("{v:+}")
-    }
 }
 
 fn main() -> ExitCode {

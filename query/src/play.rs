@@ -6,6 +6,7 @@
 //! exactly as a person at the prompt does; [`run`] only adds the line
 //! editor when stdin is a terminal.
 
+use boardsolve::game::signed;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Write};
 
@@ -540,14 +541,6 @@ impl<'a> Session<'a> {
                 }
             );
         }
-    }
-}
-
-fn signed(v: i32) -> String {
-    if v == 0 {
-        "0".to_owned()
-    } else {
-        format!("{v:+}")
     }
 }
 

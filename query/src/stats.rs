@@ -1,6 +1,7 @@
 //! `query stats`: facts about the whole game, as tables for people or one
 //! JSON object.
 
+use boardsolve::game::signed;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -102,15 +103,6 @@ fn percent(part: u128, whole: u128) -> String {
             format!("{}.{}%", tenths / 10, tenths % 10)
         }
         None => "?".into(),
-    }
-}
-
-/// A value with its sign, and zero as plain `0`.
-fn signed(v: i32) -> String {
-    if v == 0 {
-        "0".to_owned()
-    } else {
-        format!("{v:+}")
     }
 }
 

@@ -133,3 +133,76 @@ fn colour_when_asked_and_never_when_piped() {
     let bad = query().args(["--color", "sometimes"]).assert().code(2);
     drop(bad);
 }
+
+/// The `<title>` of a picture written to stdout.
+fn svg_title(c: &mut Command) -> String {
+    let out = stdout(c);
+    let doc = roxmltree::Document::parse(&out).unwrap();
+    let title = doc
+        .descendants()
+        .find(|n| n.has_tag_name("title"))
+        .and_then(|n| n.text())
+        .unwrap_or_default()
+        .to_owned();
+    title
+}
+
+#[test]
+fn titles_say_who_wins_and_by_how_much() {
+    assert_eq!(
+        svg_title(query().args(["--svg", "-", "start"])),
+        "X to move: value 0 (a tie)"
+    );
+    // The end of a perfect game: who won, by the final score.
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    let db_file = boardsolve::Database::open(db()).unwrap();
+    let line = boardsolve::principal_variation(&game, &db_file, game.start()).unwrap();
+    let end = game.format_position(line.last().unwrap().1);
+    assert_eq!(
+        svg_title(query().args(["--svg", "-", &end])),
+        "Game over: a tie"
+    );
+
+    // Dots and Boxes: the value is the net boxes from here; with the score
+    // so far the title names the final margin, without it only the net.
+    let dir = tempfile::tempdir().unwrap();
+    let dab = dir.path().join("dab.db");
+    let g = boardsolve::game::dots_and_boxes::DotsAndBoxes::from_variant("2x2").unwrap();
+    let sol = boardsolve::solver::dense::solve_dense(&g, &boardsolve::solver::NoProgress).unwrap();
+    boardsolve::db::write_database(&dab, g.descriptor(), &sol).unwrap();
+    let dq = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
+        c.arg("--db").arg(&dab).args(["--svg", "-"]);
+        c
+    };
+    assert_eq!(
+        svg_title(dq().arg("0,2,6,7 B 0-1")),
+        "B to move: value -1 (a tie)"
+    );
+    assert_eq!(
+        svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10 A 2-1")),
+        "A to move: value +1 (A wins by 2)"
+    );
+    assert_eq!(
+        svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10")),
+        "A to move: value +1 (A wins)"
+    );
+    assert_eq!(
+        svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10,11 B 1-3")),
+        "Game over: B wins by 2"
+    );
+    assert_eq!(
+        svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10,11")),
+        "Game over"
+    );
+    // Every legal edge drawn as a move, the drawn ones not.
+    let out = stdout(dq().arg("0,2,6,7 B 0-1"));
+    let doc = roxmltree::Document::parse(&out).unwrap();
+    let mut moves: Vec<u32> = doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("move ")))
+        .filter_map(|n| n.attribute("data-move")?.parse().ok())
+        .collect();
+    moves.sort_unstable();
+    assert_eq!(moves, [1, 3, 4, 5, 8, 9, 10, 11]);
+}

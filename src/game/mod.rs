@@ -303,7 +303,10 @@ pub trait Game: Send + Sync {
 }
 
 /// How a move turns out for the player who makes it, with perfect play
-/// afterwards.
+/// afterwards: the sign of [`crate::Analysis::move_result`], which counts
+/// the score so far when it is known. Dots and Boxes given only the drawn
+/// edges does not know it, and then a win means taking more of the
+/// remaining boxes than the opponent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// The player ends ahead.
@@ -345,6 +348,16 @@ pub struct MoveMark {
     pub outcome: Outcome,
     /// True when it keeps the best value.
     pub best: bool,
+}
+
+/// A headline value as people read it: with its sign, and zero as plain
+/// `0`.
+pub fn signed(v: i32) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:+}")
+    }
 }
 
 /// The identity style for [`Game::render_move_map`]: no colours.
