@@ -112,10 +112,11 @@ pub enum QueryError {
         /// The position, in the game's notation.
         position: String,
     },
-    /// The position is not in a partial database.
+    /// The position is not in a partial database, or it is but a position
+    /// after one of its moves is not (the frontier of an opening book).
     #[error("position {position} is not in this database")]
     NotInDatabase {
-        /// The position, in the game's notation.
+        /// The missing position, in the game's notation.
         position: String,
     },
     /// The database contradicts itself: a child is missing or the values of
@@ -215,10 +216,18 @@ fn analyze_with(
     let mut moves = Vec::with_capacity(edges.len());
     for (e, &child_value) in edges.iter().zip(found.iter()) {
         let child_value = child_value.ok_or_else(|| {
-            inconsistent(format!(
-                "the position after move {} is missing",
-                game.format_move(e.mv)
-            ))
+            if db.header().is_complete() {
+                inconsistent(format!(
+                    "the position after move {} is missing",
+                    game.format_move(e.mv)
+                ))
+            } else {
+                // The frontier of a partial database (an opening book): the
+                // position is there, the ones after it are not.
+                QueryError::NotInDatabase {
+                    position: game.format_position(e.child),
+                }
+            }
         })?;
         moves.push(MoveAnalysis {
             mv: e.mv,

@@ -5,6 +5,7 @@ use crate::db::layout::{LayoutKind, RecordLayout};
 use crate::db::writer::Payload;
 use crate::db::DbError;
 use crate::game::british_square::{self, BritishSquare};
+use crate::game::connect_four::{self, ConnectFour};
 use crate::game::dots_and_boxes::{self, DotsAndBoxes};
 use crate::game::Game;
 use crate::solver::dense::{solve_dense, DenseSolution};
@@ -40,7 +41,20 @@ pub const GAMES: &[GameInfo] = &[
                 Variants: RxC boxes with at most 32 edges, 3x3 (default) up to 3x4",
         file_stem: "dab",
     },
+    GameInfo {
+        name: connect_four::NAME,
+        id: connect_four::ID,
+        about: "Connect Four: drop stones, four in a row wins. Variants: WxH boards \
+                whose records fit 64 bits, 7x6 (default); the generator writes an \
+                opening book (--depth)",
+        file_stem: "c4",
+    },
 ];
+
+/// The largest Connect Four board [`AnyGame::solve`] solves completely,
+/// in cells (4x4: about a hundred thousand states; 5x4 already has some
+/// ten million).
+pub const MAX_FULL_CONNECT_FOUR_CELLS: u32 = 16;
 
 /// Why a game could not be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -84,6 +98,8 @@ pub enum AnyGame {
     BritishSquare(BritishSquare),
     /// Dots and Boxes.
     DotsAndBoxes(DotsAndBoxes),
+    /// Connect Four.
+    ConnectFour(ConnectFour),
 }
 
 /// A solved game, in the layout its database uses.
@@ -128,6 +144,9 @@ impl AnyGame {
             dots_and_boxes::NAME => DotsAndBoxes::from_variant(variant)
                 .map(AnyGame::DotsAndBoxes)
                 .map_err(|e| bad_variant(dots_and_boxes::NAME, e.to_string())),
+            connect_four::NAME => ConnectFour::from_variant(variant)
+                .map(AnyGame::ConnectFour)
+                .map_err(|e| bad_variant(connect_four::NAME, e.to_string())),
             _ => Err(GameError::UnknownGame {
                 name: name.to_owned(),
                 known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
@@ -192,14 +211,34 @@ impl AnyGame {
         match self {
             AnyGame::BritishSquare(g) => g,
             AnyGame::DotsAndBoxes(g) => g,
+            AnyGame::ConnectFour(g) => g,
         }
     }
 
-    /// Solves the game (monomorphised per game for speed).
+    /// Solves the game completely (monomorphised per game for speed).
+    ///
+    /// Connect Four is solved completely only on boards of at most
+    /// [`MAX_FULL_CONNECT_FOUR_CELLS`] cells (4x4): larger boards have far
+    /// too many states, and get an opening book instead
+    /// ([`connect_four::build_book`]).
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         match self {
             AnyGame::BritishSquare(g) => solver::solve(g, progress).map(Solved::Sorted),
             AnyGame::DotsAndBoxes(g) => solve_dense(g, progress).map(Solved::Dense),
+            AnyGame::ConnectFour(g) => {
+                let cells = g.variant().cells();
+                if cells > MAX_FULL_CONNECT_FOUR_CELLS {
+                    return Err(SolveError::TooLarge {
+                        reason: format!(
+                            "connect-four {} has {cells} cells; a complete solve is only \
+                             done up to {MAX_FULL_CONNECT_FOUR_CELLS}: build an opening book \
+                             instead (generator --depth N)",
+                            g.variant()
+                        ),
+                    });
+                }
+                solver::solve(g, progress).map(Solved::Sorted)
+            }
         }
     }
 

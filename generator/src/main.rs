@@ -5,9 +5,16 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use boardsolve::game::connect_four::{book, build_book, BookOptions};
 use boardsolve::progress::Bars;
 use boardsolve::registry::{AnyGame, Solved, GAMES};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
+
+/// The depth of a Connect Four book when `--depth` is not given: on 7x6 its
+/// deepest layer (the only one searched) takes about half an hour on two
+/// cores. Deeper layers hold many more positions, each somewhat cheaper:
+/// see the README for what each depth costs.
+const DEFAULT_BOOK_DEPTH: u32 = 4;
 
 /// Solve a two-player board game perfectly and write the database of every
 /// reachable position (up to symmetry) with its exact value and remoteness.
@@ -35,6 +42,12 @@ struct Args {
     #[arg(long, value_name = "SPEC", default_value = "")]
     variant: String,
 
+    /// Connect Four only: write the opening book of every position of at
+    /// most N stones (default 4) instead of a complete solution. An
+    /// interrupted run resumes from OUTPUT.partial-depthN.
+    #[arg(long, value_name = "N")]
+    depth: Option<u32>,
+
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -60,6 +73,17 @@ fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let game = AnyGame::new(&args.game, &args.variant)?;
+    if args.depth.is_some() && !matches!(game, AnyGame::ConnectFour(_)) {
+        Args::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "--depth builds a Connect Four opening book; {} has no book",
+                    args.game
+                ),
+            )
+            .exit();
+    }
     let output = args
         .output
         .clone()
@@ -75,12 +99,34 @@ fn run(args: Args) -> Result<()> {
     let pool = pool.build().context("cannot start worker threads")?;
     let bars = Bars::new(args.quiet);
     let t0 = Instant::now();
-    let solution = pool
-        .install(|| game.solve(&bars))
-        .with_context(|| format!("solving {}", game.label()))?;
+    let mut checkpoint = None;
+    let solution = match &game {
+        AnyGame::ConnectFour(c4) => {
+            let depth = args.depth.unwrap_or(DEFAULT_BOOK_DEPTH);
+            let path = book::checkpoint_path(&output, depth);
+            let mut options = BookOptions::new(depth);
+            options.checkpoint = Some(path.clone());
+            options.searchers = pool.current_num_threads();
+            checkpoint = Some(path);
+            pool.install(|| build_book(c4, &options, &bars))
+                .map(Solved::Sorted)
+                .with_context(|| format!("building the {} opening book", game.label()))?
+        }
+        _ => pool
+            .install(|| game.solve(&bars))
+            .with_context(|| format!("solving {}", game.label()))?,
+    };
     let solved = t0.elapsed();
     boardsolve::db::write_database(&output, game.game().descriptor(), solution.payload())
         .with_context(|| format!("writing {}", output.display()))?;
+    // The book is safely written: its checkpoint has served.
+    if let Some(path) = checkpoint {
+        if let Err(e) = std::fs::remove_file(&path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                eprintln!("generator: warning: cannot remove {}: {e}", path.display());
+            }
+        }
+    }
     let total = t0.elapsed();
 
     let g = game.game();
@@ -104,6 +150,7 @@ fn run(args: Args) -> Result<()> {
             "game": g.descriptor().name,
             "variant": g.descriptor().variant,
             "layout": if layer_sizes.is_some() { "sorted" } else { "dense" },
+            "complete": payload.is_complete(),
             "states": records,
             "layer_sizes": layer_sizes,
             "start_value": score,

@@ -95,6 +95,15 @@ impl Payload<'_> {
         }
     }
 
+    /// True when it holds every reachable state (the header's
+    /// [`FLAG_COMPLETE`]). A dense table always does.
+    pub fn is_complete(&self) -> bool {
+        match self {
+            Payload::Sorted(s) => s.complete,
+            Payload::Dense(_) => true,
+        }
+    }
+
     /// The size of the file it makes.
     pub fn file_size(&self) -> u64 {
         super::header::HEADER_SIZE as u64 + self.record_count() * self.kind().record_size()
@@ -138,7 +147,11 @@ fn records_checksum(path: &Path) -> Result<u128, DbError> {
 pub fn header_for(desc: &GameDescriptor, solution: Payload<'_>) -> Header {
     Header {
         game_id: desc.id,
-        flags: FLAG_COMPLETE,
+        flags: if solution.is_complete() {
+            FLAG_COMPLETE
+        } else {
+            0
+        },
         game_name: desc.name.to_owned(),
         variant: desc.variant.clone(),
         kind: solution.kind(),

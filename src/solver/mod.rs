@@ -111,6 +111,12 @@ pub enum SolveError {
         /// The state.
         state: u64,
     },
+    /// The game is too large to be solved completely.
+    #[error("{reason}")]
+    TooLarge {
+        /// Why, and what to do instead.
+        reason: String,
+    },
     /// The table could not be allocated.
     #[error("cannot allocate {bytes} bytes for the table: {error}")]
     Memory {
@@ -132,6 +138,10 @@ pub struct Solution {
     pub start: u64,
     /// The number of canonical states in each layer.
     pub layer_sizes: Vec<usize>,
+    /// True when the records hold every reachable canonical state (the
+    /// header's complete flag); false for a partial database such as
+    /// Connect Four's opening book.
+    pub complete: bool,
 }
 
 impl Solution {
@@ -261,5 +271,6 @@ pub fn solve<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Solu
         layout,
         start,
         layer_sizes,
+        complete: true,
     })
 }

@@ -142,6 +142,8 @@ pub fn heuristics_for(game: &AnyGame) -> Vec<BoundHeuristic<'_>> {
     match game {
         AnyGame::BritishSquare(g) => bind(g, BRITISH_SQUARE),
         AnyGame::DotsAndBoxes(g) => bind(g, DOTS_AND_BOXES),
+        // None written yet for Connect Four.
+        AnyGame::ConnectFour(_) => Vec::new(),
     }
 }
 

@@ -295,6 +295,45 @@ impl Position {
         self.key().min(self.mirror_key())
     }
 
+    /// The position whose [`Position::key`] is `key`, or `None` when `key`
+    /// is not the key of a well-formed position of `variant`.
+    ///
+    /// Decoding: in every column's `height + 1` bits the highest set bit is
+    /// the marker just above the column's top stone (the bottom cell when
+    /// the column is empty); the bits below it are the column's stones, set
+    /// where the side to move has one. Well formed means: no bit beyond the
+    /// last column, a marker in every column, and as many stones for the
+    /// side to move as the parity of the stone count says (the position may
+    /// still be unreachable, e.g. hold a four of the side to move).
+    pub fn from_key(variant: Variant, key: u64) -> Option<Position> {
+        let g = variant.geometry();
+        let used = g.width() * g.stride();
+        if used < 64 && key >> used != 0 {
+            return None;
+        }
+        let column_bits = (1u64 << g.stride()) - 1;
+        let mut marker = 0u64;
+        for c in 0..g.width() {
+            let col = (key >> (c * g.stride())) & column_bits;
+            if col == 0 {
+                return None;
+            }
+            marker |= (1u64 << (63 - col.leading_zeros())) << (c * g.stride());
+        }
+        let mask = marker - g.bottom();
+        let current = key - marker;
+        let moves = mask.count_ones();
+        if current.count_ones() != moves / 2 {
+            return None;
+        }
+        Some(Position {
+            variant,
+            current,
+            mask,
+            moves,
+        })
+    }
+
     /// The left-right mirror image.
     pub fn mirror(&self) -> Position {
         let g = self.geo();

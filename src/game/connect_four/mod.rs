@@ -35,8 +35,12 @@
 
 mod bits;
 mod board;
+pub mod book;
+mod game;
 mod solver;
 mod table;
 
 pub use board::{Board, MoveError, ParseError, Position, Variant, VariantError, MIN_SIDE};
+pub use book::{build_book, BookError, BookOptions};
+pub use game::{ConnectFour, GameVariantError, ID, NAME};
 pub use solver::{Solver, TableSizeError};

@@ -1,0 +1,416 @@
+//! Connect Four as the engine's [`Game`]: keys, moves, layers, the mirror
+//! symmetry and the notation, so that databases, `verify` and the analysis
+//! work on it unchanged.
+//!
+//! # State key (a public contract, see `format-spec.md`)
+//! The key is [`Position::key`]: `current + mask + bottom` in the bitboard
+//! layout of the module documentation (column `c` owns bits `c * (H + 1)`
+//! to `c * (H + 1) + H`, bottom cell first). In each column the highest set
+//! bit marks the cell above the top stone; the bits below it are the
+//! column's stones, set where the side to move has one. The key holds the
+//! position, not the order of the moves.
+//!
+//! # Values
+//! A move that completes a four earns its score as the edge's reward, and
+//! a position with a four on the board (or a full board) has no moves, so
+//! the engine's net value of a position is exactly its Connect Four score
+//! ([`Solver::solve`](super::Solver::solve)), and its remoteness the number
+//! of plies to the end, which the score determines.
+
+use super::bits::{Geometry, Standard};
+use super::board::{ParseError, Position, Variant, VariantError};
+use crate::game::{
+    style_padded, Edge, Game, GameDescriptor, Move, MoveMark, Player, PositionError,
+};
+use crate::value::Value;
+
+/// Registry name of Connect Four.
+pub const NAME: &str = "connect-four";
+/// Numeric id of Connect Four in database headers.
+pub const ID: u32 = 3;
+
+/// Why a Connect Four variant spec was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameVariantError {
+    /// Not a board size the bitboards support.
+    #[error(transparent)]
+    Board(#[from] VariantError),
+    /// The board fits the bitboards but a database record (key, score and
+    /// remoteness in one 64-bit word) does not.
+    #[error(
+        "board {variant} needs {bits} bits per database record (key {key_bits}, score and \
+         remoteness), more than 64; 7x6, 6x7, 6x6 and smaller boards fit"
+    )]
+    RecordTooWide {
+        /// The board.
+        variant: Variant,
+        /// Key bits.
+        key_bits: u32,
+        /// Bits of the whole record.
+        bits: u32,
+    },
+}
+
+/// Connect Four on one board size, as the engine sees it.
+#[derive(Clone, Debug)]
+pub struct ConnectFour {
+    variant: Variant,
+    desc: GameDescriptor,
+}
+
+/// Bits needed to write `n` in binary (0 for 0).
+fn bits_for(n: u32) -> u32 {
+    32 - n.leading_zeros()
+}
+
+impl ConnectFour {
+    /// Connect Four on `variant`, if its records fit a 64-bit word.
+    pub fn new(variant: Variant) -> Result<ConnectFour, GameVariantError> {
+        let cells = variant.cells();
+        let key_bits = variant.width() * (variant.height() + 1);
+        // Scores lie within +-(cells + 1) / 2: a sign bit and the magnitude.
+        let value_bits = bits_for(cells.div_ceil(2)) + 1;
+        let remoteness_bits = bits_for(cells);
+        let bits = key_bits + value_bits + remoteness_bits;
+        if bits > 64 {
+            return Err(GameVariantError::RecordTooWide {
+                variant,
+                key_bits,
+                bits,
+            });
+        }
+        Ok(ConnectFour {
+            variant,
+            desc: GameDescriptor {
+                name: NAME,
+                id: ID,
+                variant: variant.to_string(),
+                key_bits,
+                value_bits,
+                remoteness_bits,
+                dense: false,
+            },
+        })
+    }
+
+    /// Parses a variant spec `WxH` (empty: the standard 7x6).
+    pub fn from_variant(spec: &str) -> Result<ConnectFour, GameVariantError> {
+        ConnectFour::new(spec.parse::<Variant>()?)
+    }
+
+    /// The board size.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The position of a state key, if the key is well formed.
+    pub fn position(&self, state: u64) -> Option<Position> {
+        Position::from_key(self.variant, state)
+    }
+
+    /// The position of a state key the engine produced; a malformed key
+    /// (which no caller of the engine passes) reads as the empty board
+    /// rather than panicking.
+    fn pos(&self, state: u64) -> Position {
+        self.position(state)
+            .unwrap_or_else(|| Position::new(self.variant))
+    }
+
+    /// The value of a position whose Connect Four score is `score`: the net
+    /// score is the score itself, and the remoteness the plies to the end,
+    /// which the score determines (a draw fills the board; a win or loss
+    /// ends with the stone that makes the four, whose number the score
+    /// gives and the parity of the winner's stones fixes). A finished
+    /// position is [`Value::TERMINAL`] whatever `score` says.
+    pub fn value_of_score(&self, position: &Position, score: i32) -> Value {
+        if position.is_over() {
+            return Value::TERMINAL;
+        }
+        let cells = self.variant.cells() as i32;
+        let n = position.moves() as i32;
+        let plies = match score.signum() {
+            0 => cells - n,
+            s => {
+                // The four is made with stone number `f`, `(cells + 2 - f) /
+                // 2 == |score|`: `f` is `cells + 2 - 2|score|` or one less,
+                // the one of the winner's parity (the side to move plays
+                // stones n + 1, n + 3, ...; the opponent n + 2, n + 4, ...).
+                let f = cells + 2 - 2 * score.abs();
+                let winner_parity = if s > 0 { n + 1 } else { n };
+                let f = if (f - winner_parity) % 2 == 0 {
+                    f
+                } else {
+                    f - 1
+                };
+                f - n
+            }
+        };
+        Value {
+            net: score,
+            remoteness: plies.max(0) as u32,
+        }
+    }
+
+    fn geo_mirror(&self, key: u64) -> u64 {
+        // The standard board's mirror is a handful of constant shifts.
+        if self.variant == Variant::STANDARD {
+            Standard.mirror(key)
+        } else {
+            self.variant.geometry().mirror(key)
+        }
+    }
+
+    /// The one-line picture: rows top first, separated by `/`.
+    fn picture_line(&self, p: &Position) -> String {
+        p.picture().replace('\n', "/")
+    }
+
+    /// Width of a column in drawings: room for the column numbers.
+    fn cell_width(&self) -> usize {
+        if self.variant.width() > 9 {
+            3
+        } else {
+            2
+        }
+    }
+
+    /// The board, one text row per board row, each cell `width` wide.
+    fn board_lines(&self, p: &Position, width: usize) -> Vec<String> {
+        let (w, h) = (self.variant.width(), self.variant.height());
+        let mut lines = Vec::with_capacity(h as usize + 1);
+        for row in (0..h).rev() {
+            let mut line = String::new();
+            for col in 0..w {
+                let ch = match p.stone(col, row) {
+                    None => '.',
+                    Some(Player::First) => 'X',
+                    Some(Player::Second) => 'O',
+                };
+                line.push_str(&format!("{ch:>width$}"));
+            }
+            lines.push(line);
+        }
+        let numbers: String = (1..=w).map(|c| format!("{c:>width$}")).collect();
+        lines.push(numbers);
+        lines
+    }
+}
+
+/// A parse error of the board module as the engine's [`PositionError`].
+fn position_error(input: &str, e: ParseError) -> PositionError {
+    match e {
+        ParseError::BadColumn { .. } => PositionError::malformed(input, e),
+        ParseError::FullColumn { .. } | ParseError::GameOver { .. } => {
+            PositionError::illegal(input, e)
+        }
+        ParseError::Picture { ref reason, .. } => {
+            // Shape and characters are notation; gravity, stone counts and
+            // fours are rules.
+            if reason.contains("rows") || reason.contains("cells") {
+                PositionError::malformed(input, e)
+            } else {
+                PositionError::illegal(input, e)
+            }
+        }
+    }
+}
+
+impl Game for ConnectFour {
+    fn descriptor(&self) -> &GameDescriptor {
+        &self.desc
+    }
+
+    fn start(&self) -> u64 {
+        Position::new(self.variant).key()
+    }
+
+    fn layer_count(&self) -> usize {
+        self.variant.cells() as usize + 1
+    }
+
+    fn layer(&self, state: u64) -> usize {
+        self.pos(state).moves() as usize
+    }
+
+    fn to_move(&self, state: u64) -> Player {
+        self.pos(state).to_move()
+    }
+
+    fn symmetry_count(&self) -> usize {
+        2
+    }
+
+    fn transform(&self, state: u64, sym: usize) -> u64 {
+        if sym % 2 == 1 {
+            self.geo_mirror(state)
+        } else {
+            state
+        }
+    }
+
+    fn transform_move(&self, mv: Move, sym: usize) -> Move {
+        if sym % 2 == 1 && u32::from(mv.0) < self.variant.width() {
+            Move((self.variant.width() - 1) as u16 - mv.0)
+        } else {
+            mv
+        }
+    }
+
+    #[inline]
+    fn canonical(&self, state: u64) -> u64 {
+        state.min(self.geo_mirror(state))
+    }
+
+    fn moves(&self, state: u64, out: &mut Vec<Edge>) {
+        let p = self.pos(state);
+        if p.is_over() {
+            return;
+        }
+        let win = self.variant.win_score(p.moves());
+        for c in 0..self.variant.width() {
+            if !p.can_play(c) {
+                continue;
+            }
+            let reward = if p.is_winning_move(c) { win } else { 0 };
+            if let Ok(child) = p.play(c) {
+                out.push(Edge {
+                    mv: Move(c as u16),
+                    child: child.key(),
+                    // Scores are at most (cells + 1) / 2 <= 32.
+                    reward: reward as i8,
+                    again: false,
+                });
+            }
+        }
+    }
+
+    fn is_valid_key(&self, key: u64) -> bool {
+        self.position(key).is_some()
+    }
+
+    fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
+        let t = text.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("start") {
+            return Ok(self.start());
+        }
+        Position::parse(self.variant, t)
+            .map(|p| p.key())
+            .map_err(|e| position_error(text, e))
+    }
+
+    fn format_position(&self, state: u64) -> String {
+        self.picture_line(&self.pos(state))
+    }
+
+    fn format_move(&self, mv: Move) -> String {
+        (u32::from(mv.0) + 1).to_string()
+    }
+
+    fn parse_move(&self, state: u64, text: &str) -> Result<Move, PositionError> {
+        let w = self.variant.width();
+        let column = match text.trim().parse::<u32>() {
+            Ok(c) if (1..=w).contains(&c) => c - 1,
+            _ => {
+                return Err(PositionError::malformed(
+                    text,
+                    format!("a move is a column number, 1 to {w}"),
+                ))
+            }
+        };
+        let p = self.pos(state);
+        if p.is_over() {
+            return Err(PositionError::illegal(text, "the game is over"));
+        }
+        if !p.can_play(column) {
+            return Err(PositionError::illegal(
+                text,
+                format!("column {} is full", column + 1),
+            ));
+        }
+        Ok(Move(column as u16))
+    }
+
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "X",
+            Player::Second => "O",
+        }
+    }
+
+    fn score(&self, _state: u64, net: i32) -> i32 {
+        net
+    }
+
+    fn move_code_name(&self) -> &'static str {
+        "column"
+    }
+
+    fn score_meaning(&self) -> &'static str {
+        "for the side to move: 0 a draw, a win with the stone that makes n stones on the \
+         board (cells + 2 - n) / 2, a loss the negative"
+    }
+
+    fn render(&self, state: u64) -> String {
+        self.board_lines(&self.pos(state), self.cell_width())
+            .join("\n")
+    }
+
+    fn render_move_map(
+        &self,
+        state: u64,
+        moves: &[MoveMark],
+        style: &dyn Fn(&MoveMark, &str) -> String,
+    ) -> Option<String> {
+        // Values such as `+18` need four columns with a space between.
+        let width = 4;
+        let mut lines = self.board_lines(&self.pos(state), width);
+        let mut values = String::new();
+        for c in 0..self.variant.width() {
+            match moves.iter().find(|m| u32::from(m.mv.0) == c) {
+                Some(m) => {
+                    let padded = format!("{:>width$}", crate::game::signed(m.score));
+                    values.push_str(&style_padded(m, &padded, style));
+                }
+                None => values.push_str(&format!("{:>width$}", "")),
+            }
+        }
+        lines.push(values.trim_end().to_owned());
+        Some(lines.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_of_the_standard_board() {
+        let g = ConnectFour::from_variant("").expect("standard");
+        let d = g.descriptor();
+        assert_eq!(d.variant, "7x6");
+        assert_eq!((d.key_bits, d.value_bits, d.remoteness_bits), (49, 6, 6));
+        assert!(ConnectFour::from_variant("8x7").is_err());
+        assert!(ConnectFour::from_variant("6x7").is_ok());
+    }
+
+    #[test]
+    fn keys_decode_and_moves_score() {
+        let g = ConnectFour::from_variant("7x6").expect("standard");
+        let p = Position::from_moves(Variant::STANDARD, "121212").expect("legal");
+        assert_eq!(Position::from_key(Variant::STANDARD, p.key()), Some(p));
+        let mut edges = Vec::new();
+        g.moves(p.key(), &mut edges);
+        assert_eq!(edges.len(), 7);
+        assert_eq!(edges[0].reward, 18);
+        assert!(edges[1..].iter().all(|e| e.reward == 0));
+        edges.clear();
+        g.moves(edges_child(&g, p.key(), 0), &mut edges);
+        assert!(edges.is_empty(), "a won position has no moves");
+        assert_eq!(g.value_of_score(&p, 18).remoteness, 1);
+        assert!(!g.is_valid_key(0));
+    }
+
+    fn edges_child(g: &ConnectFour, s: u64, c: u32) -> u64 {
+        g.pos(s).play(c).expect("legal").key()
+    }
+}

@@ -1,0 +1,166 @@
+//! Connect Four as an engine game, and its opening book: built in-process
+//! on a 5x4 board, written, opened, and checked against the exact solver.
+
+use std::collections::BTreeSet;
+
+use boardsolve::db::verify::verify;
+use boardsolve::game::connect_four::{
+    book, build_book, BookOptions, ConnectFour, Position, Solver, Variant,
+};
+use boardsolve::game::{Edge, Game, Move};
+use boardsolve::solver::NoProgress;
+use boardsolve::{analyze, Database, QueryError, Value};
+
+const DEPTH: u32 = 8;
+
+fn game() -> ConnectFour {
+    ConnectFour::from_variant("5x4").expect("fits")
+}
+
+/// Every canonical position of at most `depth` stones, by plain recursion.
+fn enumerate(p: Position, depth: u32, out: &mut BTreeSet<u64>) {
+    if !out.insert(p.canonical_key()) || p.moves() == depth || p.is_over() {
+        return;
+    }
+    for c in 0..p.variant().width() {
+        if let Ok(child) = p.play(c) {
+            enumerate(child, depth, out);
+        }
+    }
+}
+
+fn options(depth: u32, checkpoint: Option<std::path::PathBuf>) -> BookOptions {
+    let mut o = BookOptions::new(depth);
+    o.searchers = 2;
+    o.table_bits = 20;
+    o.checkpoint = checkpoint;
+    o
+}
+
+#[test]
+fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
+    let g = game();
+    let v = g.variant();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c4.db");
+    let cp = book::checkpoint_path(&path, DEPTH);
+    let sol = build_book(&g, &options(DEPTH, Some(cp.clone())), &NoProgress).unwrap();
+    assert!(!sol.complete);
+    boardsolve::db::write_database(&path, g.descriptor(), &sol).unwrap();
+    let db = Database::open(&path).unwrap();
+    assert!(!db.header().is_complete());
+
+    // Exactly the canonical positions to the depth.
+    let mut expected = BTreeSet::new();
+    enumerate(Position::new(v), DEPTH, &mut expected);
+    let layout = db.header().layout;
+    let keys: Vec<u64> = (0..db.len() as usize)
+        .map(|i| layout.key(db.record(i).unwrap()))
+        .collect();
+    assert_eq!(keys, expected.iter().copied().collect::<Vec<_>>());
+
+    // Every value is the solver's score (an end: TERMINAL).
+    let mut solver = Solver::with_table_bits(20).unwrap();
+    for &key in &keys {
+        let p = Position::from_key(v, key).unwrap();
+        let stored = db.get(key).unwrap();
+        if p.is_over() {
+            assert_eq!(stored, Value::TERMINAL, "{p}");
+        } else {
+            let score = solver.solve(&p);
+            assert_eq!(stored, g.value_of_score(&p, score), "{p}");
+        }
+    }
+
+    // Resuming from the checkpoint gives the same book.
+    assert!(cp.exists());
+    let again = build_book(&g, &options(DEPTH, Some(cp)), &NoProgress).unwrap();
+    assert_eq!(again.records, sol.records);
+
+    // Verify re-derives the inner positions and skips the frontier.
+    let report = verify(&db, &g, &NoProgress).unwrap();
+    assert!(!report.children_checked);
+    assert!(report.derived > 0 && report.derived < report.records);
+
+    // Analysis of a book position: every column's value is the solver's.
+    for seq in ["", "3", "33", "3241"] {
+        let p = Position::from_moves(v, seq).unwrap();
+        let a = analyze(&g, &db, p.key()).unwrap();
+        assert_eq!(a.value.net, solver.solve(&p), "{seq}");
+        let scores = solver.column_scores(&p);
+        assert_eq!(a.moves.len(), scores.iter().flatten().count());
+        for m in &a.moves {
+            assert_eq!(Some(m.value.net), scores[usize::from(m.mv.0)], "{seq}");
+            assert_eq!(m.score, m.value.net);
+        }
+    }
+    // The frontier and beyond: not in the database.
+    let frontier = Position::from_moves(v, "12345432").unwrap();
+    assert!(matches!(
+        analyze(&g, &db, frontier.key()),
+        Err(QueryError::NotInDatabase { .. })
+    ));
+    let deeper = Position::from_moves(v, "123454321").unwrap();
+    assert!(matches!(
+        analyze(&g, &db, deeper.key()),
+        Err(QueryError::NotInDatabase { .. })
+    ));
+}
+
+#[test]
+fn the_game_contract_holds() {
+    for spec in ["7x6", "5x4"] {
+        let g = ConnectFour::from_variant(spec).unwrap();
+        let v = g.variant();
+        let mut seen = BTreeSet::new();
+        enumerate(Position::new(v), 5, &mut seen);
+        let mut edges: Vec<Edge> = Vec::new();
+        for &key in &seen {
+            assert!(g.is_valid_key(key));
+            assert_eq!(g.canonical(key), key);
+            let m = g.transform(key, 1);
+            assert_eq!(g.transform(m, 1), key);
+            assert_eq!(g.canonical(m), key);
+            assert_eq!(g.layer(m), g.layer(key));
+            // Parse and format round trip.
+            assert_eq!(g.parse_position(&g.format_position(key)), Ok(key));
+            assert_eq!(g.parse_position(&g.format_position(m)), Ok(m));
+            // Moves commute with the mirror.
+            edges.clear();
+            g.moves(key, &mut edges);
+            let mut mirrored = Vec::new();
+            g.moves(m, &mut mirrored);
+            for e in &edges {
+                let mv = g.transform_move(e.mv, 1);
+                let me = mirrored.iter().find(|x| x.mv == mv).unwrap();
+                assert_eq!(me.child, g.transform(e.child, 1));
+                assert_eq!(me.reward, e.reward);
+                assert_eq!(g.layer(e.child), g.layer(key) + 1);
+            }
+        }
+        assert_eq!(g.parse_position("start"), Ok(g.start()));
+        assert_eq!(g.parse_position(""), Ok(g.start()));
+        assert!(g.parse_position("9").is_err());
+        assert_eq!(g.parse_move(g.start(), "1"), Ok(Move(0)));
+        assert!(g.parse_move(g.start(), "0").is_err());
+        assert_eq!(g.format_move(Move(2)), "3");
+    }
+    let g = ConnectFour::from_variant("7x6").unwrap();
+    let v = Variant::STANDARD;
+    // A won position and a full board have no moves.
+    let won = Position::from_moves(v, "1212121").unwrap();
+    let mut edges = Vec::new();
+    g.moves(won.key(), &mut edges);
+    assert!(edges.is_empty());
+    let g4 = ConnectFour::from_variant("4x4").unwrap();
+    let full = Position::from_moves(g4.variant(), "1234123421434321").unwrap();
+    assert!(!full.is_won());
+    g4.moves(full.key(), &mut edges);
+    assert!(edges.is_empty());
+    // The winning move's reward is its score.
+    let p = Position::from_moves(v, "121212").unwrap();
+    g.moves(p.key(), &mut edges);
+    assert_eq!(edges[0].reward, 18);
+    let render = g.render(p.key());
+    assert!(render.ends_with(" 1 2 3 4 5 6 7"), "{render}");
+}
