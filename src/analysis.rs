@@ -1,4 +1,6 @@
-//! Answering positions from an open database: no search, only lookups.
+//! Answering positions: the value of a position and of every legal move,
+//! from an [`Oracle`]: a database (lookups only), or a live search that may
+//! use a database as its book.
 
 use crate::db::Database;
 use crate::game::{Edge, Game, Move, MoveMark, Outcome, Player, Position};
@@ -130,10 +132,43 @@ pub enum QueryError {
     },
 }
 
-fn lookup(game: &dyn Game, db: &Database, state: u64, canonical: u64) -> Result<Value, QueryError> {
-    db.get(canonical).ok_or_else(|| {
+/// Where the analysis gets the values of positions.
+///
+/// A [`Database`] is one: it knows the states it holds. A live search
+/// (Connect Four's [`LiveSearch`](crate::game::connect_four::LiveSearch))
+/// knows every position, searching what its book does not hold.
+pub trait Oracle: Sync {
+    /// Sets `out[i]` to the value of canonical state `keys[i]` for its side
+    /// to move, or `None` when the oracle does not know it (`out` is
+    /// cleared first).
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>);
+
+    /// True when the oracle knows every reachable state, so that a state it
+    /// does not know is unreachable (else: not in the database).
+    fn is_complete(&self) -> bool;
+}
+
+impl Oracle for Database {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+        self.get_many(keys, out);
+    }
+
+    fn is_complete(&self) -> bool {
+        self.header().is_complete()
+    }
+}
+
+fn lookup(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    state: u64,
+    canonical: u64,
+) -> Result<Value, QueryError> {
+    let mut found = Vec::with_capacity(1);
+    db.values(&[canonical], &mut found);
+    found.pop().flatten().ok_or_else(|| {
         let position = game.format_position(state);
-        if db.header().is_complete() {
+        if db.is_complete() {
             QueryError::Unreachable { position }
         } else {
             QueryError::NotInDatabase { position }
@@ -144,7 +179,7 @@ fn lookup(game: &dyn Game, db: &Database, state: u64, canonical: u64) -> Result<
 /// Analyses a state: its value and the value of every legal move. The side
 /// to move and the score so far are what the state says
 /// ([`Game::to_move`], [`Game::lead`]).
-pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, QueryError> {
+pub fn analyze(game: &dyn Game, db: &dyn Oracle, state: u64) -> Result<Analysis, QueryError> {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         analyze_with(game, db, state, &mut scratch)
@@ -155,7 +190,7 @@ pub fn analyze(game: &dyn Game, db: &Database, state: u64) -> Result<Analysis, Q
 /// [`Game::parse`]).
 pub fn analyze_position(
     game: &dyn Game,
-    db: &Database,
+    db: &dyn Oracle,
     position: &Position,
 ) -> Result<Analysis, QueryError> {
     let mut a = analyze(game, db, position.state)?;
@@ -181,7 +216,7 @@ thread_local! {
 
 fn analyze_with(
     game: &dyn Game,
-    db: &Database,
+    db: &dyn Oracle,
     state: u64,
     scratch: &mut Scratch,
 ) -> Result<Analysis, QueryError> {
@@ -204,7 +239,7 @@ fn analyze_with(
         _ => game.canonical(e.child),
     }));
     keys.push(canonical);
-    db.get_many(keys, found);
+    db.values(keys, found);
     let value = match found.pop().flatten() {
         Some(v) => v,
         None => lookup(game, db, state, canonical)?,
@@ -216,7 +251,7 @@ fn analyze_with(
     let mut moves = Vec::with_capacity(edges.len());
     for (e, &child_value) in edges.iter().zip(found.iter()) {
         let child_value = child_value.ok_or_else(|| {
-            if db.header().is_complete() {
+            if db.is_complete() {
                 inconsistent(format!(
                     "the position after move {} is missing",
                     game.format_move(e.mv)
@@ -270,7 +305,7 @@ fn analyze_with(
 /// they lead to.
 pub fn principal_variation(
     game: &dyn Game,
-    db: &Database,
+    db: &dyn Oracle,
     state: u64,
 ) -> Result<Vec<(Move, u64)>, QueryError> {
     let mut line = Vec::new();

@@ -28,7 +28,7 @@ pub mod svg;
 pub mod value;
 
 pub use analysis::{
-    analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, QueryError,
+    analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, Oracle, QueryError,
 };
 pub use db::{Database, DbError};
 pub use game::{

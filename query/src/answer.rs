@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use boardsolve::game::connect_four::WeakAnswer;
 use boardsolve::game::{plain, signed, Game};
 use boardsolve::{Analysis, Move, MoveMark, Outcome, Player};
 
@@ -88,7 +89,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
         if m.mv == Move::PASS {
             o.push_str("null");
         } else {
-            push_int(&mut o, m.mv.0);
+            push_int(&mut o, game.move_number(m.mv));
         }
         o.push_str(",\"value\":");
         push_int(&mut o, m.score);
@@ -249,6 +250,87 @@ pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>, color: b
             }
         );
     }
+    o
+}
+
+/// `win`, `draw` or `loss` for a weak result (Connect Four's words).
+fn weak_word(result: i32) -> &'static str {
+    match result.signum() {
+        1 => "win",
+        -1 => "loss",
+        _ => "draw",
+    }
+}
+
+/// The human report of a weak answer (`--weak`): win, draw or loss for the
+/// side to move, and for every column.
+pub fn weak_human(game: &dyn Game, state: u64, w: &WeakAnswer) -> String {
+    let mut o = String::new();
+    let me = game.player_name(game.to_move(state));
+    let _ = writeln!(o, "Position:   {}", game.format_position(state));
+    let _ = writeln!(o, "{}", game.render(state));
+    let _ = writeln!(o, "To move:    {me}");
+    if w.columns.is_empty() {
+        let _ = writeln!(o, "Game over.");
+        return o;
+    }
+    let _ = writeln!(
+        o,
+        "Result:     {} for {me} (weak: win, draw or loss only)",
+        weak_word(w.result)
+    );
+    let best: Vec<String> = w.best().map(|c| (c + 1).to_string()).collect();
+    let _ = writeln!(o, "Best moves: {}", best.join(" "));
+    let cols: Vec<String> = w
+        .columns
+        .iter()
+        .map(|&(c, r)| format!("{}:{}", c + 1, weak_word(r)))
+        .collect();
+    let _ = writeln!(o, "Columns:    {}", cols.join(" "));
+    o
+}
+
+/// One JSON object (no newline) for a weak answer: `value` is 1, 0 or -1
+/// for the side to move, `best` the best columns, `moves` every column.
+pub fn weak_json(game: &dyn Game, input: &str, state: u64, w: &WeakAnswer) -> String {
+    let mut o = String::with_capacity(256);
+    o.push_str("{\"input\":");
+    json_str(&mut o, input);
+    o.push_str(",\"position\":");
+    json_str(&mut o, &game.format_position(state));
+    o.push_str(",\"to_move\":\"");
+    o.push_str(game.player_name(game.to_move(state)));
+    o.push_str("\",\"weak\":true,\"value\":");
+    push_int(&mut o, w.result);
+    o.push_str(",\"positionValue\":\"");
+    o.push_str(outcome(w.result));
+    o.push_str("\",\"best\":[");
+    for (i, c) in w.best().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_move(&mut o, game, Move(c as u16));
+    }
+    o.push_str("],\"moves\":[");
+    for (i, &(c, r)) in w.columns.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        o.push_str("{\"move\":");
+        json_move(&mut o, game, Move(c as u16));
+        o.push_str(",\"column\":");
+        push_int(&mut o, c + 1);
+        o.push_str(",\"value\":");
+        push_int(&mut o, r);
+        o.push_str(if r == w.result {
+            ",\"best\":true,\"moveValue\":\""
+        } else {
+            ",\"best\":false,\"moveValue\":\""
+        });
+        o.push_str(outcome(r));
+        o.push_str("\"}");
+    }
+    o.push_str("]}");
     o
 }
 

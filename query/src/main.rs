@@ -13,9 +13,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use boardsolve::db::layout::LayoutKind;
 use boardsolve::db::verify::verify;
+use boardsolve::game::connect_four::LiveSearch;
 use boardsolve::progress::Bars;
-use boardsolve::registry::AnyGame;
-use boardsolve::{analyze_position, principal_variation, Database, DbError, Game};
+use boardsolve::registry::{AnyGame, GAMES};
+use boardsolve::{analyze_position, principal_variation, Database, DbError, Game, Oracle};
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
 
@@ -107,14 +108,21 @@ impl ColorWhen {
 
 #[derive(Args, Debug, Clone)]
 struct DbArgs {
-    /// Database file.
-    #[arg(long, value_name = "FILE", default_value = "bsq.db", global = true)]
-    db: PathBuf,
+    /// Database file [default: bsq.db; with --game, that game's file, e.g.
+    /// dab.db; with --game connect-four, none: live search].
+    #[arg(long, value_name = "FILE", global = true)]
+    db: Option<PathBuf>,
 
-    /// Fail unless the database holds this game (british-square,
-    /// dots-and-boxes).
+    /// The game: fail unless the database holds it (british-square,
+    /// dots-and-boxes, connect-four). Connect Four without --db answers by
+    /// live search alone.
     #[arg(long, value_name = "NAME", global = true)]
     game: Option<String>,
+
+    /// The variant, for a game answered without a database (Connect Four's
+    /// board, e.g. 6x5; default 7x6). With a database, its own.
+    #[arg(long, value_name = "SPEC", global = true)]
+    variant: Option<String>,
 
     /// Machine-readable output: one JSON object per line.
     #[arg(long, global = true)]
@@ -133,6 +141,11 @@ struct Ask {
     /// the answer). One position only.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+
+    /// Connect Four: win, draw or loss only, for the position and every
+    /// column (much faster than exact scores past the book).
+    #[arg(long, conflicts_with_all = ["pv", "svg"])]
+    weak: bool,
 
     /// Positions to answer (`-` reads them from stdin).
     #[arg(value_name = "POSITION")]
@@ -216,9 +229,121 @@ fn db_failure(e: impl Into<anyhow::Error>) -> Failure {
     }
 }
 
+/// The database file the arguments name: `--db`; else the file of the
+/// `--game` (none for Connect Four: live search); else bsq.db.
+fn db_path(args: &DbArgs) -> Option<PathBuf> {
+    if let Some(path) = &args.db {
+        return Some(path.clone());
+    }
+    match args.game.as_deref() {
+        Some(boardsolve::game::connect_four::NAME) => None,
+        Some(name) => {
+            let stem = GAMES
+                .iter()
+                .find(|g| g.name == name)
+                .map_or("bsq", |g| g.file_stem);
+            Some(PathBuf::from(format!("{stem}.db")))
+        }
+        None => Some(PathBuf::from("bsq.db")),
+    }
+}
+
+/// Where answers come from: a database, or (Connect Four) live search with
+/// or without a database as its book.
+struct Source {
+    db: Option<Database>,
+    game: AnyGame,
+    path: String,
+}
+
+impl Source {
+    /// Opens the database the arguments name, or sets up live search.
+    fn open(args: &DbArgs) -> Result<Source, Failure> {
+        if let Some(name) = &args.game {
+            if !GAMES.iter().any(|g| g.name == name) {
+                return Err(usage(
+                    &boardsolve::GameError::UnknownGame {
+                        name: name.clone(),
+                        known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+                    }
+                    .to_string(),
+                ));
+            }
+        }
+        match db_path(args) {
+            Some(path) => {
+                if args.variant.is_some() && args.db.is_some() {
+                    return Err(usage(
+                        "--variant is for a game answered without a database: the database                          says its own variant",
+                    ));
+                }
+                let (db, game) = open_db(args, &path)?;
+                Ok(Source {
+                    db: Some(db),
+                    game,
+                    path: path.display().to_string(),
+                })
+            }
+            None => {
+                let name = args.game.as_deref().unwrap_or_default();
+                let game = AnyGame::new(name, args.variant.as_deref().unwrap_or(""))
+                    .map_err(|e| usage(&e.to_string()))?;
+                Ok(Source {
+                    db: None,
+                    game,
+                    path: "(live search)".to_owned(),
+                })
+            }
+        }
+    }
+
+    /// The database, for commands that need one.
+    fn database(&self) -> Result<&Database, Failure> {
+        self.db.as_ref().ok_or_else(|| {
+            db_failure(anyhow::anyhow!(
+                "this command needs a database: give --db FILE (generator --game {} writes one)",
+                self.game.game().descriptor().name
+            ))
+        })
+    }
+
+    /// The live search of a Connect Four source, `None` for other games.
+    fn live(&self) -> Result<Option<LiveSearch<'_>>, Failure> {
+        match &self.game {
+            AnyGame::ConnectFour(c4) => {
+                LiveSearch::new(c4.clone(), self.db.as_ref(), LiveSearch::DEFAULT_TABLE_BITS)
+                    .map(Some)
+                    .map_err(|e| Failure {
+                        code: 1,
+                        error: e.into(),
+                    })
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Runs `f` with the source's oracle: live search for Connect Four, the
+/// database for the others.
+fn with_oracle<T>(
+    source: &Source,
+    f: impl FnOnce(&dyn Oracle) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    match source.live()? {
+        Some(live) => f(&live),
+        None => f(source.database()?),
+    }
+}
+
+fn usage(message: &str) -> Failure {
+    Failure {
+        code: EXIT_USAGE,
+        error: anyhow::anyhow!("{message}"),
+    }
+}
+
 /// Opens and validates a database, and sets up its game.
-fn open(args: &DbArgs) -> Result<(Database, AnyGame), Failure> {
-    let path = &args.db;
+fn open_db(args: &DbArgs, path: &Path) -> Result<(Database, AnyGame), Failure> {
     let db = Database::open(path)
         .with_context(|| format!("database {}", path.display()))
         .map_err(db_failure)?;
@@ -239,16 +364,42 @@ fn open(args: &DbArgs) -> Result<(Database, AnyGame), Failure> {
     Ok((db, game))
 }
 
-/// Answers one position: the text to print, or the error message.
-fn answer_one(
-    game: &dyn Game,
-    db: &Database,
-    input: &str,
+/// What to answer: the full analysis, or (Connect Four) win/draw/loss only.
+#[derive(Clone, Copy)]
+struct Mode<'a> {
     json: bool,
     pv: bool,
     color: bool,
+    /// Set for `--weak`: the live search that answers.
+    weak: Option<&'a LiveSearch<'a>>,
+}
+
+/// Answers one position: the text to print, or the error message.
+fn answer_one(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    input: &str,
+    mode: Mode<'_>,
 ) -> Result<String, String> {
+    let Mode {
+        json,
+        pv,
+        color,
+        weak,
+    } = mode;
     let position = game.parse(input).map_err(|e| e.to_string())?;
+    if let Some(live) = weak {
+        let p = live
+            .game()
+            .position(position.state)
+            .ok_or_else(|| format!("{input}: not a Connect Four position"))?;
+        let w = live.weak(&p);
+        return Ok(if json {
+            answer::weak_json(game, input, position.state, &w)
+        } else {
+            answer::weak_human(game, position.state, &w)
+        });
+    }
     let a = analyze_position(game, db, &position).map_err(|e| e.to_string())?;
     let line = if pv {
         Some(principal_variation(game, db, position.state).map_err(|e| e.to_string())?)
@@ -269,12 +420,11 @@ const BATCH: usize = 4096;
 /// Answers positions from stdin, streaming. Returns the number of bad lines.
 fn answer_stdin(
     game: &dyn Game,
-    db: &Database,
-    json: bool,
-    pv: bool,
-    color: bool,
+    db: &dyn Oracle,
+    mode: Mode<'_>,
     out: &mut impl Write,
 ) -> Result<u64> {
+    let json = mode.json;
     // A reader thread cuts stdin into batches while the workers answer the
     // previous one. A batch takes only lines already buffered, so a caller
     // that sends one line and waits for its answer is answered at once.
@@ -303,7 +453,7 @@ fn answer_stdin(
                 .into_par_iter()
                 .map(|line| match line {
                     lines::Line::Text(t) => {
-                        let r = answer_one(game, db, &t, json, pv, color);
+                        let r = answer_one(game, db, &t, mode);
                         (t, r)
                     }
                     lines::Line::BadUtf8(t) => (t, Err("input line is not valid UTF-8".to_owned())),
@@ -348,9 +498,23 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             error: anyhow::anyhow!("--svg draws one position: give exactly one POSITION (not `-`)"),
         });
     }
-    let (db, game) = open(db_args)?;
+    let source = Source::open(db_args)?;
+    if ask.weak && !matches!(source.game, AnyGame::ConnectFour(_)) {
+        return Err(usage("--weak is for Connect Four"));
+    }
+    let live = source.live()?;
+    let oracle: &dyn Oracle = match &live {
+        Some(l) => l,
+        None => source.database()?,
+    };
+    let mode = Mode {
+        json: db_args.json,
+        pv: ask.pv,
+        color,
+        weak: if ask.weak { live.as_ref() } else { None },
+    };
     let json = db_args.json;
-    let game = game.game();
+    let game = source.game.game();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let start = ["start".to_owned()];
@@ -363,12 +527,14 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
     let mut first = true;
     for p in positions {
         if p == "-" {
-            db.build_index();
-            bad += answer_stdin(game, &db, json, ask.pv, color, &mut out)?;
+            if let Some(db) = &source.db {
+                db.build_index();
+            }
+            bad += answer_stdin(game, oracle, mode, &mut out)?;
             continue;
         }
         if let Some(path) = &ask.svg {
-            if let Err(e) = write_svg(game, &db, p, path) {
+            if let Err(e) = write_svg(game, oracle, p, path) {
                 out.flush().context("writing output")?;
                 return Err(e);
             }
@@ -377,7 +543,7 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
                 continue;
             }
         }
-        match answer_one(game, &db, p, json, ask.pv, color) {
+        match answer_one(game, oracle, p, mode) {
             Ok(text) => {
                 if !json && !first {
                     writeln!(out).context("writing output")?;
@@ -403,7 +569,7 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
 }
 
 /// Writes the SVG picture of one position to `path` (`-`: stdout).
-fn write_svg(game: &dyn Game, db: &Database, input: &str, path: &Path) -> Result<(), Failure> {
+fn write_svg(game: &dyn Game, db: &dyn Oracle, input: &str, path: &Path) -> Result<(), Failure> {
     let position = game.parse(input).map_err(anyhow::Error::new)?;
     let a = analyze_position(game, db, &position).map_err(anyhow::Error::new)?;
     let picture = game
@@ -423,10 +589,11 @@ fn write_svg(game: &dyn Game, db: &Database, input: &str, path: &Path) -> Result
 
 fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
     let json = db_args.json;
-    let (db, game) = open(db_args)?;
+    let source = Source::open(db_args)?;
+    let (db, game) = (source.database()?, &source.game);
     let bars = Bars::new(quiet);
-    let path = db_args.db.display().to_string();
-    match verify(&db, game.game(), &bars) {
+    let path = source.path.clone();
+    match verify(db, game.game(), &bars) {
         Ok(report) => {
             if json {
                 let j = serde_json::json!({
@@ -469,7 +636,8 @@ fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
 
 fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     let json = db_args.json;
-    let (db, game) = open(db_args)?;
+    let source = Source::open(db_args)?;
+    let (db, game) = (source.database()?, &source.game);
     let h = db.header();
     let g = game.game();
     let start = g.start();
@@ -477,7 +645,7 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     if json {
         let l = &h.layout;
         let j = serde_json::json!({
-            "db": db_args.db.display().to_string(),
+            "db": source.path,
             "game": h.game_name, "game_id": h.game_id, "variant": h.variant,
             "records": h.record_count, "complete": h.is_complete(), "generator": h.generator,
             "layout_kind": match h.kind { LayoutKind::Sorted => "sorted", LayoutKind::Dense => "dense" },
@@ -489,7 +657,7 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
         });
         println!("{j}");
     } else {
-        println!("database:   {}", db_args.db.display());
+        println!("database:   {}", source.path);
         println!(
             "game:       {} (id {}), variant {}",
             h.game_name, h.game_id, h.variant
@@ -524,12 +692,22 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
 }
 
 fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
-    let (db, any) = open(db_args)?;
-    let game = any.game();
+    let source = Source::open(db_args)?;
+    with_oracle(&source, |oracle| {
+        play_with(source.game.game(), oracle, args, color)
+    })
+}
+
+fn play_with(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    args: &PlayArgs,
+    color: bool,
+) -> Result<u8, Failure> {
     let start = match &args.position {
         Some(text) => {
             let p = game.parse(text).map_err(anyhow::Error::new)?;
-            analyze_position(game, &db, &p).map_err(anyhow::Error::new)?;
+            analyze_position(game, db, &p).map_err(anyhow::Error::new)?;
             p
         }
         None => {
@@ -552,15 +730,15 @@ fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failur
         seed,
         color,
     };
-    play::run(play::Session::new(game, &db, start, opts))?;
+    play::run(play::Session::new(game, db, start, opts))?;
     Ok(EXIT_OK)
 }
 
 fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
-    let (db, game) = open(db_args)?;
+    let source = Source::open(db_args)?;
+    let db = source.database()?;
     db.build_index();
-    let path = db_args.db.display().to_string();
-    stats::run(&db, &game, &path, db_args.json, args)
+    stats::run(db, &source.game, &source.path, db_args.json, args)
 }
 
 fn main() -> ExitCode {

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use anyhow::{Context, Result};
-use boardsolve::{analyze_position, Analysis, Database, Game, Move, Player, Position};
+use boardsolve::{analyze_position, Analysis, Game, Move, Oracle, Player, Position};
 
 use crate::answer;
 
@@ -65,7 +65,7 @@ pub enum Control {
 /// A play session on one database.
 pub struct Session<'a> {
     game: &'a dyn Game,
-    db: &'a Database,
+    db: &'a dyn Oracle,
     opts: Options,
     start: Position,
     history: Vec<Step>,
@@ -94,7 +94,7 @@ Commands:
 
 impl<'a> Session<'a> {
     /// A session from `start`.
-    pub fn new(game: &'a dyn Game, db: &'a Database, start: Position, opts: Options) -> Self {
+    pub fn new(game: &'a dyn Game, db: &'a dyn Oracle, start: Position, opts: Options) -> Self {
         let rng = opts.seed.map(fastrand::Rng::with_seed);
         Session {
             game,

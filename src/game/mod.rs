@@ -269,6 +269,13 @@ pub trait Game: Send + Sync {
         })
     }
 
+    /// A move's number as users count (the JSON field
+    /// [`Game::move_code_name`]): the move code itself by default (British
+    /// Square's cell 0 to 24); Connect Four counts columns from 1.
+    fn move_number(&self, mv: Move) -> u32 {
+        u32::from(mv.0)
+    }
+
     /// The JSON field name of a move's numeric code (`cell` for British
     /// Square).
     fn move_code_name(&self) -> &'static str {

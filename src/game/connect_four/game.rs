@@ -337,12 +337,41 @@ impl Game for ConnectFour {
         }
     }
 
-    fn score(&self, _state: u64, net: i32) -> i32 {
-        net
+    fn score(&self, state: u64, net: i32) -> i32 {
+        // A won position has no moves (net 0); its score is the loser's:
+        // the negative of the winner's, fixed by the stones on the board.
+        let p = self.pos(state);
+        if p.is_won() {
+            -self.variant.win_score(p.moves() - 1)
+        } else {
+            net
+        }
+    }
+
+    /// 0 until someone makes a four; then the winner's score, positive when
+    /// the first player won. So the final lead under perfect play
+    /// ([`Analysis::final_lead`](crate::Analysis::final_lead)) is the score
+    /// from the first player's side, and a won position reads as a win for
+    /// the winner rather than a tie.
+    fn lead(&self, state: u64) -> Option<i32> {
+        let p = self.pos(state);
+        if !p.is_won() {
+            return Some(0);
+        }
+        let winner_score = self.variant.win_score(p.moves() - 1);
+        // The winner moved last: the side to move now is the loser.
+        Some(match p.to_move() {
+            Player::First => -winner_score,
+            Player::Second => winner_score,
+        })
     }
 
     fn move_code_name(&self) -> &'static str {
         "column"
+    }
+
+    fn move_number(&self, mv: Move) -> u32 {
+        u32::from(mv.0) + 1
     }
 
     fn score_meaning(&self) -> &'static str {

@@ -1,0 +1,270 @@
+//! `query` on Connect Four, as a user runs it: live search without a
+//! database, an opening book with live search past it, weak mode, batch,
+//! play, and the errors.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use boardsolve::game::connect_four::{build_book, BookOptions, ConnectFour, Position, Variant};
+use boardsolve::solver::NoProgress;
+use boardsolve::Game;
+use predicates::str::contains;
+
+fn query() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_query"))
+}
+
+/// Live search alone, on the standard board.
+fn live() -> Command {
+    let mut c = query();
+    c.args(["--game", "connect-four"]);
+    c
+}
+
+fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    std::str::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Late-game benchmark positions (moves, exact score) from the public set.
+fn late_positions(n: usize) -> Vec<(String, i64)> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/connect-four/Test_L3_R1");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .take(n)
+        .map(|l| {
+            let (moves, score) = l.split_once(' ').unwrap();
+            (moves.to_owned(), score.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn live_search_answers_the_benchmark_scores_in_batch() {
+    let positions = late_positions(40);
+    let input: String = positions.iter().map(|(m, _)| format!("{m}\n")).collect();
+    let out = live()
+        .args(["--json", "-"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), positions.len());
+    for ((moves, score), j) in positions.iter().zip(&lines) {
+        assert_eq!(j["input"], moves.as_str());
+        assert_eq!(j["value"], *score, "{moves}");
+        // The best columns are exactly those whose value is the position's.
+        let best: Vec<&str> = j["best"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_str().unwrap())
+            .collect();
+        assert!(!best.is_empty());
+        for m in j["moves"].as_array().unwrap() {
+            let is_best = best.contains(&m["move"].as_str().unwrap());
+            assert_eq!(m["value"] == j["value"], is_best, "{moves}: {m}");
+            assert_eq!(m["best"], is_best);
+            // Columns count from 1, like the moves.
+            assert_eq!(m["column"].to_string(), m["move"].as_str().unwrap());
+        }
+    }
+}
+
+#[test]
+fn weak_mode_gives_the_sign_of_the_score() {
+    let positions = late_positions(20);
+    let input: String = positions.iter().map(|(m, _)| format!("{m}\n")).collect();
+    let out = live()
+        .args(["--weak", "--json", "-"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    for ((moves, score), j) in positions.iter().zip(json_lines(&out)) {
+        assert_eq!(j["weak"], true);
+        assert_eq!(j["value"], score.signum(), "{moves}");
+        let best = j["best"].as_array().unwrap();
+        for m in j["moves"].as_array().unwrap() {
+            assert!(m["value"].as_i64().unwrap() <= score.signum());
+            assert_eq!(best.contains(&m["move"]), m["value"] == j["value"]);
+        }
+    }
+    let text = live().args(["--weak", "4444443322"]).assert().success();
+    let text = String::from_utf8(text.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("Result:     win for X"), "{text}");
+    // Weak: every column still wins, however slowly.
+    assert!(text.contains("Best moves: 1 2 3 5 6 7"), "{text}");
+    assert!(
+        text.contains("Columns:    1:win 2:win 3:win 5:win"),
+        "{text}"
+    );
+}
+
+#[test]
+fn human_answer_has_the_score_best_columns_every_column_and_the_line() {
+    let out = live().args(["--pv", "4444443322"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // X wins at once with column 1 or 5: the 9th X stone... the 11th stone
+    // on the board, (43 - 10) / 2 = 16.
+    assert!(text.contains("Value:      +16 (X wins"), "{text}");
+    assert!(text.contains("Best moves: 1 5"), "{text}");
+    assert!(text.contains(" +16 +15 +15     +16 +15 +15"), "{text}");
+    assert!(text.contains("Perfect play: 1\n"), "{text}");
+    // A finished game is a loss for the side to move, not a tie.
+    let out = live().arg("44444433221").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("Value:      -16 (O loses"), "{text}");
+    assert!(text.contains("Game over."), "{text}");
+}
+
+#[test]
+fn bad_positions_and_misuse_are_clear_errors() {
+    live().arg("48").assert().code(1).stderr(contains("column"));
+    live()
+        .arg("4444444")
+        .assert()
+        .code(1)
+        .stderr(contains("full"));
+    // A game that is already won cannot go on.
+    live().arg("445566777").assert().code(1);
+    live()
+        .args(["--variant", "99x99", "4"])
+        .assert()
+        .code(2)
+        .stderr(contains("connect-four"));
+    query()
+        .args(["--game", "chess", "start"])
+        .assert()
+        .code(2)
+        .stderr(contains("unknown game \"chess\""));
+    live()
+        .arg("verify")
+        .assert()
+        .code(3)
+        .stderr(contains("--db"));
+    live()
+        .arg("stats")
+        .assert()
+        .code(3)
+        .stderr(contains("--db"));
+    let dir = tempfile::tempdir().unwrap();
+    let bsq = dir.path().join("bsq.db");
+    let game = boardsolve::game::british_square::BritishSquare::from_variant("3x3").unwrap();
+    let sol = boardsolve::solver::solve(&game, &NoProgress).unwrap();
+    boardsolve::db::write_database(&bsq, game.descriptor(), &sol).unwrap();
+    query()
+        .current_dir(dir.path())
+        .args(["--weak", "start"])
+        .assert()
+        .code(2)
+        .stderr(contains("--weak is for Connect Four"));
+}
+
+/// A 5x4 book of depth 4, built in-process and written like the generator
+/// writes it.
+fn small_book(dir: &Path) -> PathBuf {
+    let g = ConnectFour::from_variant("5x4").unwrap();
+    let mut o = BookOptions::new(4);
+    o.table_bits = 20;
+    let sol = build_book(&g, &o, &NoProgress).unwrap();
+    let path = dir.join("c4-5x4.db");
+    boardsolve::db::write_database(&path, g.descriptor(), &sol).unwrap();
+    path
+}
+
+#[test]
+fn a_book_answers_inside_and_live_search_past_it_agree_with_search_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = small_book(dir.path());
+    // Positions inside the book, on its frontier, and past it.
+    let v = Variant::new(5, 4).unwrap();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut inputs = vec!["start".to_owned()];
+    for len in [1usize, 3, 4, 5, 7, 9] {
+        for _ in 0..4 {
+            let mut p = Position::new(v);
+            let mut moves = String::new();
+            while moves.len() < len && !p.is_over() {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let c = (rng % 5) as u32;
+                if let Ok(next) = p.play(c) {
+                    p = next;
+                    moves.push(char::from(b'1' + c as u8));
+                }
+            }
+            inputs.push(moves);
+        }
+    }
+    let input: String = inputs.iter().map(|m| format!("{m}\n")).collect();
+    let with_book = query()
+        .arg("--db")
+        .arg(&book)
+        .args(["--json", "--pv", "-"])
+        .write_stdin(input.clone())
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let alone = live()
+        .args(["--variant", "5x4", "--json", "--pv", "-"])
+        .write_stdin(input)
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let (with_book, alone) = (json_lines(&with_book), json_lines(&alone));
+    assert_eq!(with_book.len(), inputs.len());
+    for (a, b) in with_book.iter().zip(&alone) {
+        assert_eq!(a, b, "book and search disagree");
+    }
+    // The book's own records are the same game: its start value is the
+    // 5x4 board's.
+    let g = ConnectFour::from_variant("5x4").unwrap();
+    let db = boardsolve::Database::open(&book).unwrap();
+    let start = db.get(g.canonical(g.start())).unwrap();
+    assert_eq!(with_book[0]["value"], start.net);
+    // --variant goes with live search only: a book says its own board.
+    query()
+        .arg("--db")
+        .arg(&book)
+        .args(["--variant", "7x6", "start"])
+        .assert()
+        .code(2)
+        .stderr(contains("--variant"));
+}
+
+#[test]
+fn playing_against_itself_from_a_late_position_ends_as_promised() {
+    let (moves, score) = late_positions(3).pop().unwrap();
+    let out = live()
+        .args(["play", "--ai", "both", &moves])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("played perfectly"), "{text}");
+    // The final result is the score promised at the start, for the side
+    // that moved first from there.
+    let first_mover = if moves.len() % 2 == 0 { "X" } else { "O" };
+    let verdict = match score.signum() {
+        1 => format!("{first_mover} wins"),
+        -1 => format!("{} wins", if first_mover == "X" { "O" } else { "X" }),
+        _ => "a tie".to_owned(),
+    };
+    assert!(text.contains(&verdict), "{verdict}: {text}");
+}
