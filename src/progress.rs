@@ -39,9 +39,9 @@ impl Progress for Bars {
         } else {
             ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
         };
-        if let Ok(style) =
-            ProgressStyle::with_template("{prefix:>10} [{bar:40}] {pos}/{len} {elapsed_precise}")
-        {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{prefix:>10} [{bar:40}] {pos}/{len} {elapsed_precise} (eta {eta})",
+        ) {
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_prefix(name.to_owned());

@@ -128,3 +128,24 @@ fn styling_wraps_values_and_keeps_the_columns() {
     assert_eq!(stripped.replace('>', ""), plain_map);
     assert_eq!(styled.matches('<').count(), marks.len());
 }
+
+#[test]
+fn connect_four_pictures_match_the_analysis() {
+    use boardsolve::game::connect_four::{ConnectFour, LiveSearch};
+    let game = ConnectFour::from_variant("").unwrap();
+    let live = LiveSearch::new(game.clone(), None, 20).unwrap();
+    // Late positions (searched in moments), one with a full column, and a
+    // finished game (no moves: no shapes).
+    for text in [
+        "4444443322",
+        "2252576253462244111563365343671351441",
+        "7422341735647741166133573473242566",
+        "44444433221",
+    ] {
+        let p = game.parse(text).unwrap();
+        let a = analyze_position(&game, &live, &p).unwrap();
+        let marks = a.marks();
+        let svg = game.render_svg(a.state, &marks, "t").unwrap();
+        check_picture(&game, &svg, &marks);
+    }
+}

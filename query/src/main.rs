@@ -32,7 +32,7 @@ const EXIT_USAGE: u8 = 2;
 /// Answer positions of a solved game from its database: the exact value, the
 /// remoteness, the best moves and the value of every legal move. Nothing is
 /// solved: the position is canonicalised and looked up in the memory-mapped
-/// file.
+/// file (Connect Four: past its opening book, positions are searched).
 ///
 /// The database says which game it holds; POSITION is in that game's notation
 /// (format-spec.md, section 5):
@@ -47,6 +47,14 @@ const EXIT_USAGE: u8 = 2;
 /// so far (A's boxes, `-`, B's boxes), e.g. "0,2,6,7 B 1-0". The value is the
 /// net number of boxes the side to move takes from here on; with a score,
 /// the final result is shown too.
+///
+/// Connect Four: the columns played from the empty board, 1 to 7 from the
+/// left (e.g. "4453"), or a picture of the board (rows top to bottom, `.`,
+/// `X`, `O`, separated by `/`). The value is the common score, for the side
+/// to move: 0 a draw, a win with the stone that makes n stones on the board
+/// (cells + 2 - n) / 2, a loss the negative. Positions the database (an
+/// opening book) does not hold are searched; without --db (`--game
+/// connect-four`) every position is.
 ///
 /// With no POSITION, the start position. With `-`, positions are read from
 /// stdin, one per line, and each line gets one answer (one JSON line with

@@ -78,7 +78,8 @@ pub struct Session<'a> {
 const HELP: &str = "\
 Commands:
   MOVE             play a move (British Square: a cell number or a
-                   coordinate like c3; Dots and Boxes: an edge number)
+                   coordinate like c3; Dots and Boxes: an edge number;
+                   Connect Four: a column, 1 to 7)
   pass             pass, when the rules force it (no legal move)
   undo [N], u      take back the last move (with a computer player: back to
                    your previous turn), or N moves
