@@ -6,9 +6,9 @@
 //!    ends the game, so a won position is in the book as an end), sorted
 //!    and deduplicated, in parallel.
 //! 2. Search only the deepest layer, position by position, with the exact
-//!    solver. Each search thread keeps one solver, whose transposition
-//!    table is never cleared between positions: the positions of one layer
-//!    share most of their subtrees. Results are appended to a checkpoint
+//!    solver. The search threads share one transposition table, never
+//!    cleared between positions: the positions of one layer, taken in key
+//!    order by all threads together, share most of their subtrees. Results are appended to a checkpoint
 //!    file in batches and fsynced, so an interrupted run resumes where it
 //!    stopped.
 //! 3. Derive every shallower position's value by minimax over its children,
@@ -44,21 +44,22 @@ pub struct BookOptions {
     /// Where to keep the searched part of the deepest layer while the book
     /// is built (see [`checkpoint_path`]); `None` keeps nothing.
     pub checkpoint: Option<PathBuf>,
-    /// Search threads, each with its own solver (at least one).
+    /// Search threads, each with a solver on the shared table (at least one).
     pub searchers: usize,
-    /// `log2` of the entries of each search thread's transposition table.
+    /// `log2` of the entries of the transposition table the search threads
+    /// share.
     pub table_bits: u32,
 }
 
 impl BookOptions {
     /// A book of `depth` stones: no checkpoint, one search thread per rayon
-    /// thread, tables of 2^25 entries (256 MiB each, mapped as they fill).
+    /// thread, a shared table of 2^26 entries (512 MiB, mapped as it fills).
     pub fn new(depth: u32) -> BookOptions {
         BookOptions {
             depth,
             checkpoint: None,
             searchers: rayon::current_num_threads().max(1),
-            table_bits: 25,
+            table_bits: 26,
         }
     }
 }
@@ -363,9 +364,11 @@ fn search_layer(
     progress.start_phase("search", total);
     let searchers = options.searchers.max(1).min(todo.len().max(1));
     let next = AtomicUsize::new(0);
-    let solvers = (0..searchers)
-        .map(|_| Solver::with_table_bits(options.table_bits))
-        .collect::<Result<Vec<Solver>, _>>()?;
+    // One table for all: neighbouring positions, searched at the same time
+    // by different threads, share most of their subtrees.
+    let first = Solver::with_table_bits(options.table_bits)?;
+    let mut solvers: Vec<Solver> = (1..searchers).map(|_| first.sharing()).collect();
+    solvers.push(first);
     let (tx, rx) = mpsc::channel::<Vec<(usize, i32)>>();
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
         let mut handles = Vec::new();

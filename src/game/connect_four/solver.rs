@@ -69,6 +69,17 @@ impl Solver {
         }
     }
 
+    /// Another solver on the same transposition table, to search at the same
+    /// time as this one (on another thread): what one finds, the other
+    /// uses. Clearing either clears the table for both.
+    pub fn sharing(&self) -> Solver {
+        Solver {
+            table: self.table.share(),
+            nodes: 0,
+            variant: self.variant,
+        }
+    }
+
     /// `log2` of the number of table entries.
     pub fn table_bits(&self) -> u32 {
         self.table.bits()
@@ -405,6 +416,35 @@ mod tests {
         assert_eq!(s.solve(&pos("1212121")), -18);
         assert_eq!(s.solve_weak(&pos("1212121")), -1);
         assert_eq!(s.column_scores(&pos("1212121")), vec![None; 7]);
+    }
+
+    #[test]
+    fn solvers_sharing_a_table_agree_with_a_lone_one() {
+        // Late positions from the public benchmark (Test_L3_R1).
+        let positions = [
+            "2252576253462244111563365343671351441",
+            "7422341735647741166133573473242566",
+            "23163416124767223154467471272416755633",
+            "67152117737262713366376314254446",
+            "4444443322",
+            "44444433",
+        ];
+        let mut lone = Solver::with_table_bits(16).expect("size");
+        let expected: Vec<i32> = positions.iter().map(|m| lone.solve(&pos(m))).collect();
+        let first = Solver::with_table_bits(16).expect("size");
+        let mut solvers = vec![first.sharing(), first.sharing(), first];
+        std::thread::scope(|scope| {
+            for (t, solver) in solvers.iter_mut().enumerate() {
+                let expected = &expected;
+                scope.spawn(move || {
+                    // Each thread walks the list from another start.
+                    for i in 0..positions.len() {
+                        let j = (i + 2 * t) % positions.len();
+                        assert_eq!(solver.solve(&pos(positions[j])), expected[j]);
+                    }
+                });
+            }
+        });
     }
 
     #[test]

@@ -15,6 +15,15 @@
 //! are few, so clearing after a small search costs what the search touched
 //! and not a sweep of the whole table (the benchmark clears before every
 //! position).
+//!
+//! Sharing: the entries are atomic words read and written with relaxed
+//! ordering (plain loads and stores on x86-64), so several searches may use
+//! one table at once ([`Table::share`]): an entry is one word, so no read
+//! is torn, and the check makes every entry self-validating. A race can at
+//! worst lose an entry or a merge of bounds; every stored bound is true.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Smallest table: the check must fit in 48 bits beside the two bounds.
 pub(crate) const MIN_BITS: u32 = 16;
@@ -25,7 +34,9 @@ const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 const OFFSET: i32 = 64;
 
 pub(crate) struct Table {
-    entries: Vec<u64>,
+    /// Boxed inside the `Arc`: `Arc<[_]>` would copy the zeroed buffer
+    /// into its own allocation and so map every page at once.
+    entries: Arc<Box<[AtomicU64]>>,
     shift: u32,
     check_mask: u64,
     touched: Vec<u32>,
@@ -41,7 +52,7 @@ impl Table {
         let len = 1usize << bits;
         // Zeroed allocation: the pages are mapped lazily, so an unused
         // table costs no memory.
-        let entries = vec![0; len];
+        let entries = zeroed_atomics(len);
         advise_huge_pages(&entries);
         Table {
             entries,
@@ -50,6 +61,20 @@ impl Table {
             touched: Vec::new(),
             touched_limit: len / 16,
             overflow: false,
+        }
+    }
+
+    /// Another handle on the same entries, for a search running at the same
+    /// time. Its clears sweep the whole table (they would erase the other
+    /// searches' entries too).
+    pub(crate) fn share(&self) -> Table {
+        Table {
+            entries: Arc::clone(&self.entries),
+            shift: self.shift,
+            check_mask: self.check_mask,
+            touched: Vec::new(),
+            touched_limit: 0,
+            overflow: true,
         }
     }
 
@@ -62,7 +87,7 @@ impl Table {
     #[inline(always)]
     pub(crate) fn get(&self, key: u64) -> Option<(i32, i32)> {
         let h = key.wrapping_mul(MUL);
-        let e = self.entries[(h >> self.shift) as usize];
+        let e = self.entries[(h >> self.shift) as usize].load(Relaxed);
         if e >> 16 == h & self.check_mask && e != 0 {
             Some((
                 ((e >> 8) & 0xff) as i32 - OFFSET,
@@ -90,7 +115,7 @@ impl Table {
         let h = key.wrapping_mul(MUL);
         let slot = (h >> self.shift) as usize;
         let check = h & self.check_mask;
-        let e = self.entries[slot];
+        let e = self.entries[slot].load(Relaxed);
         if e == 0 {
             if !self.overflow {
                 if self.touched.len() < self.touched_limit {
@@ -103,13 +128,16 @@ impl Table {
             lower = lower.max(((e >> 8) & 0xff) as i32 - OFFSET);
             upper = upper.min((e & 0xff) as i32 - OFFSET);
         }
-        self.entries[slot] = check << 16 | ((lower + OFFSET) as u64) << 8 | (upper + OFFSET) as u64;
+        self.entries[slot].store(
+            check << 16 | ((lower + OFFSET) as u64) << 8 | (upper + OFFSET) as u64,
+            Relaxed,
+        );
     }
 
     /// Writes every entry once, so that the memory is mapped now and not
     /// page by page during the first searches.
     pub(crate) fn prefault(&mut self) {
-        self.entries.fill(0);
+        self.sweep();
         self.touched.clear();
         self.overflow = false;
     }
@@ -117,10 +145,10 @@ impl Table {
     /// Forgets everything.
     pub(crate) fn clear(&mut self) {
         if self.overflow {
-            self.entries.fill(0);
+            self.sweep();
         } else {
             for &slot in &self.touched {
-                self.entries[slot as usize] = 0;
+                self.entries[slot as usize].store(0, Relaxed);
             }
         }
         self.touched.clear();
@@ -128,10 +156,35 @@ impl Table {
     }
 }
 
+impl Table {
+    fn sweep(&self) {
+        for e in self.entries.iter() {
+            e.store(0, Relaxed);
+        }
+    }
+}
+
+// `AtomicU64` is documented to have the size and bit validity of `u64`; the
+// alignment is checked here, so a zeroed `u64` buffer is a valid one.
+const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u64>());
+
+/// `len` zeroed atomic words, from a zeroed allocation (which the kernel
+/// maps lazily, so an unused table costs no memory, where building the
+/// atomics one by one would touch every page).
+fn zeroed_atomics(len: usize) -> Arc<Box<[AtomicU64]>> {
+    let words: Box<[u64]> = vec![0u64; len].into_boxed_slice();
+    let raw = Box::into_raw(words) as *mut [AtomicU64];
+    // SAFETY: same size, alignment (asserted above) and bit validity; the
+    // box is reconstituted from the pointer it was turned into.
+    let atomics: Box<[AtomicU64]> = unsafe { Box::from_raw(raw) };
+    Arc::new(atomics)
+}
+
 /// Asks the kernel to back the table with huge pages: every probe lands on
 /// a random slot, and with 4 KiB pages nearly every one would also miss the
 /// TLB. Only a hint.
-fn advise_huge_pages(entries: &[u64]) {
+fn advise_huge_pages(entries: &[AtomicU64]) {
     crate::solver::advise_huge_pages_raw(entries.as_ptr().cast(), std::mem::size_of_val(entries));
 }
 
@@ -164,6 +217,6 @@ mod tests {
             t.put(k, 0, 0);
         }
         t.clear();
-        assert!(t.entries.iter().all(|&e| e == 0));
+        assert!(t.entries.iter().all(|e| e.load(Relaxed) == 0));
     }
 }
