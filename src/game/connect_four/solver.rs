@@ -432,7 +432,7 @@ mod tests {
         let mut lone = Solver::with_table_bits(16).expect("size");
         let expected: Vec<i32> = positions.iter().map(|m| lone.solve(&pos(m))).collect();
         let first = Solver::with_table_bits(16).expect("size");
-        let mut solvers = vec![first.sharing(), first.sharing(), first];
+        let mut solvers = [first.sharing(), first.sharing(), first];
         std::thread::scope(|scope| {
             for (t, solver) in solvers.iter_mut().enumerate() {
                 let expected = &expected;
