@@ -220,7 +220,7 @@ impl AnyGame {
     /// Connect Four is solved completely only on boards of at most
     /// [`MAX_FULL_CONNECT_FOUR_CELLS`] cells (4x4): larger boards have far
     /// too many states, and get an opening book instead
-    /// ([`connect_four::build_book`]).
+    /// ([`crate::solver::book::build_book`]).
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         match self {
             AnyGame::BritishSquare(g) => solver::solve(g, progress).map(Solved::Sorted),

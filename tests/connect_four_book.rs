@@ -4,10 +4,9 @@
 use std::collections::BTreeSet;
 
 use boardsolve::db::verify::verify;
-use boardsolve::game::connect_four::{
-    book, build_book, BookOptions, ConnectFour, Position, Solver, Variant,
-};
+use boardsolve::game::connect_four::{ConnectFour, Position, Solver, Variant};
 use boardsolve::game::{Edge, Game, Move};
+use boardsolve::solver::book::{self, build_book, BookOptions};
 use boardsolve::solver::NoProgress;
 use boardsolve::{analyze, Database, QueryError, Value};
 
@@ -163,4 +162,46 @@ fn the_game_contract_holds() {
     assert_eq!(edges[0].reward, 18);
     let render = g.render(p.key());
     assert!(render.ends_with(" 1 2 3 4 5 6 7"), "{render}");
+}
+
+#[test]
+fn a_book_to_the_end_of_the_game_is_the_complete_solution() {
+    // 4x4: every game ends within 16 stones, so a book of depth 16 holds
+    // every reachable state, and must equal the layered retrograde solve.
+    let g = ConnectFour::from_variant("4x4").unwrap();
+    let book = build_book(&g, &options(16, None), &NoProgress).unwrap();
+    assert!(book.complete);
+    let full = boardsolve::solver::solve(&g, &NoProgress).unwrap();
+    assert_eq!(book.records, full.records);
+    assert_eq!(book.layer_sizes, full.layer_sizes);
+    // A shallower book is partial.
+    let partial = build_book(&g, &options(6, None), &NoProgress).unwrap();
+    assert!(!partial.complete);
+}
+
+#[test]
+fn a_damaged_or_foreign_checkpoint_costs_time_not_correctness() {
+    let g = game();
+    let dir = tempfile::tempdir().unwrap();
+    let cp = dir.path().join("cp");
+    let clean = build_book(&g, &options(5, None), &NoProgress).unwrap();
+    // Not a checkpoint at all: started afresh.
+    std::fs::write(&cp, b"garbage that is not a checkpoint").unwrap();
+    let again = build_book(&g, &options(5, Some(cp.clone())), &NoProgress).unwrap();
+    assert_eq!(again.records, clean.records);
+    // A record cut short, and a record of a state outside the layer: the
+    // first is dropped, the second ignored.
+    let mut bytes = std::fs::read(&cp).unwrap();
+    assert!(bytes.len() > 24 + 8);
+    bytes.extend_from_slice(&u64::MAX.to_le_bytes());
+    bytes.extend_from_slice(&[1, 2, 3]);
+    std::fs::write(&cp, &bytes).unwrap();
+    let again = build_book(&g, &options(5, Some(cp.clone())), &NoProgress).unwrap();
+    assert_eq!(again.records, clean.records);
+    // The checkpoint of another depth is not reused.
+    let deeper = build_book(&g, &options(6, Some(cp)), &NoProgress).unwrap();
+    assert_eq!(
+        deeper.records,
+        build_book(&g, &options(6, None), &NoProgress).unwrap().records
+    );
 }

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use boardsolve::game::connect_four::{book, build_book, BookOptions};
 use boardsolve::progress::Bars;
 use boardsolve::registry::{AnyGame, Solved, GAMES};
+use boardsolve::solver::book::{self, build_book, BookOptions};
 use clap::{CommandFactory, Parser};
 
 /// The depth of a Connect Four book when `--depth` is not given: on 7x6 its

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use boardsolve::game::connect_four::{build_book, BookOptions, ConnectFour, Position, Variant};
+use boardsolve::game::connect_four::{ConnectFour, Position, Variant};
+use boardsolve::solver::book::{build_book, BookOptions};
 use boardsolve::solver::NoProgress;
 use boardsolve::Game;
 use predicates::str::contains;

@@ -21,6 +21,7 @@
 //! names them in the next layer's table.
 
 mod backward;
+pub mod book;
 pub mod dense;
 mod edges;
 mod forward;

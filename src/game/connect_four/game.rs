@@ -19,9 +19,11 @@
 
 use super::bits::{Geometry, Standard};
 use super::board::{ParseError, Position, Variant, VariantError};
+use super::solver::Solver;
 use crate::game::{
     style_padded, Edge, Game, GameDescriptor, Move, MoveMark, Player, PositionError,
 };
+use crate::solver::book::{BookError, BookGame};
 use crate::value::Value;
 
 /// Registry name of Connect Four.
@@ -409,6 +411,26 @@ impl Game for ConnectFour {
 
     fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
         Some(self.svg(&self.pos(state), moves, title))
+    }
+}
+
+/// The book's deepest layer is searched with the exact solver; the search
+/// threads share one transposition table.
+impl BookGame for ConnectFour {
+    type Searcher = Solver;
+
+    fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
+        let first =
+            Solver::with_table_bits(table_bits).map_err(|e| BookError::Searcher(e.to_string()))?;
+        let mut all: Vec<Solver> = (1..n).map(|_| first.sharing()).collect();
+        all.push(first);
+        Ok(all)
+    }
+
+    fn search(&self, solver: &mut Solver, state: u64) -> Value {
+        let p = self.pos(state);
+        let score = if p.is_over() { 0 } else { solver.solve(&p) };
+        self.value_of_score(&p, score)
     }
 }
 

@@ -35,14 +35,12 @@
 
 mod bits;
 mod board;
-pub mod book;
 mod game;
 mod live;
 mod solver;
 mod table;
 
 pub use board::{Board, MoveError, ParseError, Position, Variant, VariantError, MIN_SIDE};
-pub use book::{build_book, BookError, BookOptions};
 pub use game::{ConnectFour, GameVariantError, ID, NAME};
 pub use live::{LiveSearch, WeakAnswer};
 pub use solver::{Solver, TableSizeError};

@@ -1,22 +1,23 @@
-//! The opening book: every mirror-canonical position of up to `depth`
-//! stones with its exact value, as a partial database.
+//! Opening books: every canonical state of at most `depth` moves with its
+//! exact value, as a partial database, for games whose whole tree is too
+//! large to solve but whose positions can be searched (Connect Four,
+//! Dandelions). The game supplies the search ([`BookGame`]); the rest is
+//! the same for every game.
 //!
 //! 1. Enumerate the layers forward: layer `k + 1` is the canonical children
-//!    of layer `k`'s positions that are not over (a four or a full board
-//!    ends the game, so a won position is in the book as an end), sorted
-//!    and deduplicated, in parallel.
-//! 2. Search only the deepest layer, position by position, with the exact
-//!    solver. The search threads share one transposition table, never
-//!    cleared between positions: the positions of one layer, taken in key
-//!    order by all threads together, share most of their subtrees. Results are appended to a checkpoint
-//!    file in batches and fsynced, so an interrupted run resumes where it
-//!    stopped.
-//! 3. Derive every shallower position's value by minimax over its children,
+//!    of layer `k`'s states, sorted and deduplicated, in parallel. A state
+//!    without moves ends the game and has no children.
+//! 2. Search only the deepest layer, state by state, in key order, on
+//!    several threads whose searchers may share their tables (neighbouring
+//!    states share most of their subtrees). Results are appended to a
+//!    checkpoint file every few seconds and fsynced, so an interrupted run
+//!    resumes where it stopped.
+//! 3. Derive every shallower state's value by minimax over its children,
 //!    which are all in the next layer.
 //!
 //! The book is written like any sorted database, without the complete flag
-//! (unless the depth covers the whole board): a position deeper than the
-//! book is then reported as not in the database rather than unreachable.
+//! (unless the game ends within the depth): a state deeper than the book is
+//! then reported as not in the database rather than unreachable.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -27,33 +28,44 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::board::Position;
-use super::game::ConnectFour;
-use super::solver::{Solver, TableSizeError};
+use super::{Progress, Solution};
 use crate::db::layout::{LayoutOverflow, RecordLayout};
 use crate::game::{Edge, Game};
-use crate::solver::{Progress, Solution};
 use crate::value::Value;
+
+/// A game whose book's deepest layer is searched.
+pub trait BookGame: Game + Sync {
+    /// What searches one state: a solver with its tables.
+    type Searcher: Send;
+
+    /// `n >= 1` searchers for `n` threads, with transposition tables of
+    /// `2^table_bits` entries (shared among them where the game can).
+    fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Self::Searcher>, BookError>;
+
+    /// The exact value of `state` (canonical, with legal moves) for its side
+    /// to move.
+    fn search(&self, searcher: &mut Self::Searcher, state: u64) -> Value;
+}
 
 /// How to build a book.
 #[derive(Clone, Debug)]
 pub struct BookOptions {
-    /// The deepest layer: positions of at most this many stones (capped at
-    /// the number of cells).
+    /// The deepest layer: states of at most this many moves (capped at the
+    /// game's last layer).
     pub depth: u32,
     /// Where to keep the searched part of the deepest layer while the book
     /// is built (see [`checkpoint_path`]); `None` keeps nothing.
     pub checkpoint: Option<PathBuf>,
-    /// Search threads, each with a solver on the shared table (at least one).
+    /// Search threads (at least one).
     pub searchers: usize,
-    /// `log2` of the entries of the transposition table the search threads
-    /// share.
+    /// `log2` of the entries of the searchers' transposition table.
     pub table_bits: u32,
 }
 
 impl BookOptions {
-    /// A book of `depth` stones: no checkpoint, one search thread per rayon
-    /// thread, a shared table of 2^26 entries (512 MiB, mapped as it fills).
+    /// A book of `depth` moves: no checkpoint, one search thread per rayon
+    /// thread, a table of 2^26 entries (512 MiB of 8-byte entries, mapped
+    /// as it fills).
     pub fn new(depth: u32) -> BookOptions {
         BookOptions {
             depth,
@@ -75,14 +87,14 @@ pub enum BookError {
         /// The underlying error.
         error: std::io::Error,
     },
-    /// The table size is out of range.
-    #[error(transparent)]
-    TableSize(#[from] TableSizeError),
+    /// The searchers could not be set up (e.g. a table size out of range).
+    #[error("cannot set up the search: {0}")]
+    Searcher(String),
     /// A value does not fit the record layout (a bug).
     #[error(transparent)]
     Overflow(#[from] LayoutOverflow),
-    /// A child of a book position is missing from the next layer (a bug).
-    #[error("child {child:#x} of book position {state:#x} is missing from the next layer")]
+    /// A child of a book state is missing from the next layer (a bug).
+    #[error("child {child:#x} of book state {state:#x} is missing from the next layer")]
     MissingChild {
         /// The parent.
         state: u64,
@@ -102,17 +114,17 @@ pub fn checkpoint_path(output: &Path, depth: u32) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Canonical positions per parallel work item.
+/// Canonical states per parallel work item.
 const CHUNK: usize = 4096;
 
 /// Builds the opening book of `game` (see the module documentation).
-pub fn build_book(
-    game: &ConnectFour,
+pub fn build_book<G: BookGame>(
+    game: &G,
     options: &BookOptions,
     progress: &dyn Progress,
 ) -> Result<Solution, BookError> {
-    let v = game.variant();
-    let depth = options.depth.min(v.cells()) as usize;
+    let last = game.layer_count().saturating_sub(1);
+    let depth = (options.depth as usize).min(last);
     let layout = RecordLayout::for_game(game.descriptor());
     let start = game.canonical(game.start());
 
@@ -124,19 +136,12 @@ pub fn build_book(
         let mut next: Vec<u64> = prev
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
-                let mut out = Vec::with_capacity(chunk.len() * v.width() as usize);
+                let mut edges: Vec<Edge> = Vec::with_capacity(32);
+                let mut out = Vec::with_capacity(chunk.len() * 8);
                 for &key in chunk {
-                    let Some(p) = game.position(key) else {
-                        continue;
-                    };
-                    if p.is_over() {
-                        continue;
-                    }
-                    for c in 0..v.width() {
-                        if let Ok(child) = p.play(c) {
-                            out.push(child.canonical_key());
-                        }
-                    }
+                    edges.clear();
+                    game.canonical_children(key, &mut edges);
+                    out.extend(edges.iter().map(|e| e.child));
                 }
                 out
             })
@@ -150,15 +155,8 @@ pub fn build_book(
 
     // 2. The deepest layer, by search.
     let deepest = &layers[depth];
-    let scores = search_layer(game, deepest, depth as u32, options, progress)?;
-    let mut values: Vec<Value> = deepest
-        .iter()
-        .zip(&scores)
-        .map(|(&key, &score)| match game.position(key) {
-            Some(p) => game.value_of_score(&p, score),
-            None => Value::TERMINAL,
-        })
-        .collect();
+    let (mut values, all_final) =
+        search_layer(game, deepest, depth as u32, &layout, options, progress)?;
 
     // 3. Every shallower layer, by minimax over its children.
     progress.start_phase("minimax", depth as u64);
@@ -169,7 +167,7 @@ pub fn build_book(
         let layer_values: Vec<Value> = layers[k]
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
-                let mut edges: Vec<Edge> = Vec::with_capacity(16);
+                let mut edges: Vec<Edge> = Vec::with_capacity(32);
                 chunk
                     .iter()
                     .map(|&key| {
@@ -217,40 +215,44 @@ pub fn build_book(
         layout,
         start,
         layer_sizes,
-        // Only a book of the whole board holds every reachable state.
-        complete: depth as u32 == v.cells(),
+        // Only a book whose deepest states all end the game holds every
+        // state.
+        complete: all_final,
     })
 }
 
 /// Magic bytes at the start of a checkpoint file.
-const MAGIC: &[u8; 8] = b"C4BOOK01";
-/// Header: magic, width, height, depth (`u32` each, little-endian), and
-/// four bytes of zeros.
+const MAGIC: &[u8; 8] = b"BOOKCKP1";
+/// Header: magic, game id and depth (`u32` each, little-endian), and the
+/// xxh3-64 of the game's name and variant.
 const HEADER_LEN: usize = 24;
-/// Record: the canonical key (`u64`) and the score (`i64`), little-endian.
-const RECORD_LEN: usize = 16;
+/// Record: the database record (key and value, packed by the game's record
+/// layout), little-endian.
+const RECORD_LEN: usize = 8;
 
-fn checkpoint_header(game: &ConnectFour, depth: u32) -> [u8; HEADER_LEN] {
+fn checkpoint_header(game: &dyn Game, depth: u32) -> [u8; HEADER_LEN] {
+    let desc = game.descriptor();
     let mut h = [0u8; HEADER_LEN];
     h[..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&game.variant().width().to_le_bytes());
-    h[12..16].copy_from_slice(&game.variant().height().to_le_bytes());
-    h[16..20].copy_from_slice(&depth.to_le_bytes());
+    h[8..12].copy_from_slice(&desc.id.to_le_bytes());
+    h[12..16].copy_from_slice(&depth.to_le_bytes());
+    let name = format!("{}\0{}", desc.name, desc.variant);
+    h[16..24].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(name.as_bytes()).to_le_bytes());
     h
 }
 
-/// An open checkpoint: the scores it held, and the file to append to.
+/// An open checkpoint: the records it held, and the file to append to.
 struct Checkpoint {
     path: PathBuf,
     file: File,
-    done: Vec<(u64, i32)>,
+    done: Vec<u64>,
 }
 
 impl Checkpoint {
-    /// Opens (or starts) the checkpoint at `path`. A file of another board
-    /// or depth, or not a checkpoint at all, is started afresh; a record cut
-    /// short by a crash is dropped.
-    fn open(path: &Path, game: &ConnectFour, depth: u32) -> Result<Checkpoint, BookError> {
+    /// Opens (or starts) the checkpoint at `path`. A file of another game,
+    /// variant or depth, or not a checkpoint at all, is started afresh; a
+    /// record cut short by a crash is dropped.
+    fn open(path: &Path, game: &dyn Game, depth: u32) -> Result<Checkpoint, BookError> {
         let io = |error| BookError::Checkpoint {
             path: path.to_path_buf(),
             error,
@@ -264,19 +266,15 @@ impl Checkpoint {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(e)),
         }
-        let limit = (game.variant().cells() as i64 + 1) / 2;
-        let mut done = Vec::new();
         let valid = bytes.len() >= HEADER_LEN && bytes[..HEADER_LEN] == header;
-        if valid {
-            for r in bytes[HEADER_LEN..].chunks_exact(RECORD_LEN) {
-                let key = u64::from_le_bytes(r[..8].try_into().unwrap_or_default());
-                let score = i64::from_le_bytes(r[8..].try_into().unwrap_or_default());
-                // A score out of range is damage: search that position again.
-                if score.abs() <= limit {
-                    done.push((key, score as i32));
-                }
-            }
-        }
+        let done = if valid {
+            bytes[HEADER_LEN..]
+                .chunks_exact(RECORD_LEN)
+                .map(|r| u64::from_le_bytes(r.try_into().unwrap_or_default()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -300,12 +298,11 @@ impl Checkpoint {
         })
     }
 
-    /// Appends scores and makes them durable.
-    fn append(&mut self, batch: &[(u64, i32)]) -> Result<(), BookError> {
+    /// Appends records and makes them durable.
+    fn append(&mut self, batch: &[u64]) -> Result<(), BookError> {
         let mut bytes = Vec::with_capacity(batch.len() * RECORD_LEN);
-        for &(key, score) in batch {
-            bytes.extend_from_slice(&key.to_le_bytes());
-            bytes.extend_from_slice(&i64::from(score).to_le_bytes());
+        for &record in batch {
+            bytes.extend_from_slice(&record.to_le_bytes());
         }
         let io = |error| BookError::Checkpoint {
             path: self.path.clone(),
@@ -316,63 +313,62 @@ impl Checkpoint {
     }
 }
 
-/// Positions a search thread takes at a time.
+/// States a search thread takes at a time.
 const SEARCH_BATCH: usize = 8;
-/// How often found scores are written to the checkpoint.
+/// How often found values are written to the checkpoint.
 const FLUSH_EVERY: Duration = Duration::from_secs(2);
 
-/// The Connect Four score of every position of `keys` (the deepest layer,
-/// `depth` stones), in order, 0 for finished positions; the others are
-/// searched with [`Solver::solve`], reusing and extending the checkpoint.
-fn search_layer(
-    game: &ConnectFour,
+/// The value of every state of `keys` (the deepest layer, `depth` moves),
+/// in order: [`Value::TERMINAL`] for states without moves, the others
+/// searched with the game's searchers, reusing and extending the
+/// checkpoint. Also whether every state was final (then the book is
+/// complete).
+fn search_layer<G: BookGame>(
+    game: &G,
     keys: &[u64],
     depth: u32,
+    layout: &RecordLayout,
     options: &BookOptions,
     progress: &dyn Progress,
-) -> Result<Vec<i32>, BookError> {
-    let v = game.variant();
-    // Finished positions keep 0: their book value is an end whatever the
-    // score (see `ConnectFour::value_of_score`).
-    let mut scores = vec![0i32; keys.len()];
+) -> Result<(Vec<Value>, bool), BookError> {
+    let mut values = vec![Value::TERMINAL; keys.len()];
     let mut checkpoint = match &options.checkpoint {
         Some(path) => Some(Checkpoint::open(path, game, depth)?),
         None => None,
     };
     let mut found = vec![false; keys.len()];
     if let Some(cp) = &checkpoint {
-        for &(key, score) in &cp.done {
-            if let Ok(i) = keys.binary_search(&key) {
-                scores[i] = score;
+        for &record in &cp.done {
+            // A record of a state not in the layer is damage: ignored.
+            if let Ok(i) = keys.binary_search(&layout.key(record)) {
+                values[i] = layout.value(record);
                 found[i] = true;
             }
         }
     }
-    let mut todo = Vec::new();
-    for (i, &key) in keys.iter().enumerate() {
-        if found[i] {
-            continue;
-        }
-        match Position::from_key(v, key) {
+    let final_states = AtomicUsize::new(0);
+    let todo: Vec<usize> = (0..keys.len())
+        .into_par_iter()
+        .filter(|&i| {
+            let mut edges = Vec::new();
+            game.canonical_children(keys[i], &mut edges);
+            if edges.is_empty() {
+                final_states.fetch_add(1, Ordering::Relaxed);
+            }
             // An end needs no search (and is not checkpointed).
-            Some(p) if p.is_over() => {}
-            Some(_) => todo.push(i),
-            None => {}
-        }
-    }
+            !found[i] && !edges.is_empty()
+        })
+        .collect();
+    let all_final = final_states.into_inner() == keys.len();
     let total = todo.len() as u64;
     progress.start_phase("search", total);
     let searchers = options.searchers.max(1).min(todo.len().max(1));
     let next = AtomicUsize::new(0);
-    // One table for all: neighbouring positions, searched at the same time
-    // by different threads, share most of their subtrees.
-    let first = Solver::with_table_bits(options.table_bits)?;
-    let mut solvers: Vec<Solver> = (1..searchers).map(|_| first.sharing()).collect();
-    solvers.push(first);
-    let (tx, rx) = mpsc::channel::<Vec<(usize, i32)>>();
+    let searchers = game.searchers(searchers, options.table_bits)?;
+    let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
         let mut handles = Vec::new();
-        for mut solver in solvers {
+        for mut searcher in searchers {
             let tx = tx.clone();
             let (todo, next) = (&todo, &next);
             handles.push(scope.spawn(move || loop {
@@ -381,12 +377,9 @@ fn search_layer(
                     break;
                 }
                 let to = (from + SEARCH_BATCH).min(todo.len());
-                let batch: Vec<(usize, i32)> = todo[from..to]
+                let batch: Vec<(usize, Value)> = todo[from..to]
                     .iter()
-                    .filter_map(|&i| {
-                        let p = Position::from_key(v, keys[i])?;
-                        Some((i, solver.solve(&p)))
-                    })
+                    .map(|&i| (i, game.search(&mut searcher, keys[i])))
                     .collect();
                 if tx.send(batch).is_err() {
                     break;
@@ -394,14 +387,23 @@ fn search_layer(
             }));
         }
         drop(tx);
-        let mut pending: Vec<(u64, i32)> = Vec::new();
+        let mut pending: Vec<u64> = Vec::new();
         let mut last_flush = Instant::now();
         let mut outcome = Ok(());
         for batch in rx {
             progress.advance(batch.len() as u64);
-            for (i, score) in batch {
-                scores[i] = score;
-                pending.push((keys[i], score));
+            for (i, value) in batch {
+                values[i] = value;
+                match layout.pack(keys[i], value) {
+                    Ok(record) => pending.push(record),
+                    Err(e) => {
+                        outcome = Err(e.into());
+                        next.store(todo.len(), Ordering::Relaxed);
+                    }
+                }
+            }
+            if outcome.is_err() {
+                break;
             }
             if last_flush.elapsed() >= FLUSH_EVERY {
                 if let Some(cp) = &mut checkpoint {
@@ -430,5 +432,5 @@ fn search_layer(
     });
     progress.finish_phase();
     result?;
-    Ok(scores)
+    Ok((values, all_final))
 }
