@@ -135,7 +135,7 @@ pub enum QueryError {
 /// Where the analysis gets the values of positions.
 ///
 /// A [`Database`] is one: it knows the states it holds. A live search
-/// (Connect Four's [`LiveSearch`](crate::game::connect_four::LiveSearch))
+/// ([`LiveSearch`](crate::solver::live::LiveSearch))
 /// knows every position, searching what its book does not hold.
 pub trait Oracle: Sync {
     /// Sets `out[i]` to the value of canonical state `keys[i]` for its side

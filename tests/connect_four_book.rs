@@ -202,6 +202,8 @@ fn a_damaged_or_foreign_checkpoint_costs_time_not_correctness() {
     let deeper = build_book(&g, &options(6, Some(cp)), &NoProgress).unwrap();
     assert_eq!(
         deeper.records,
-        build_book(&g, &options(6, None), &NoProgress).unwrap().records
+        build_book(&g, &options(6, None), &NoProgress)
+            .unwrap()
+            .records
     );
 }

@@ -131,9 +131,9 @@ fn styling_wraps_values_and_keeps_the_columns() {
 
 #[test]
 fn connect_four_pictures_match_the_analysis() {
-    use boardsolve::game::connect_four::{ConnectFour, LiveSearch};
+    use boardsolve::game::connect_four::ConnectFour;
     let game = ConnectFour::from_variant("").unwrap();
-    let live = LiveSearch::new(game.clone(), None, 20).unwrap();
+    let live = boardsolve::solver::live::LiveSearch::new(game.clone(), None, 20).unwrap();
     // Late positions (searched in moments), one with a full column, and a
     // finished game (no moves: no shapes).
     for text in [

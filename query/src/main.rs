@@ -13,9 +13,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use boardsolve::db::layout::LayoutKind;
 use boardsolve::db::verify::verify;
-use boardsolve::game::connect_four::LiveSearch;
+use boardsolve::game::connect_four::{self, ConnectFour};
 use boardsolve::progress::Bars;
 use boardsolve::registry::{AnyGame, GAMES};
+use boardsolve::solver::live::LiveSearch;
 use boardsolve::{analyze_position, principal_variation, Database, DbError, Game, Oracle};
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
@@ -316,16 +317,18 @@ impl Source {
     }
 
     /// The live search of a Connect Four source, `None` for other games.
-    fn live(&self) -> Result<Option<LiveSearch<'_>>, Failure> {
+    fn live(&self) -> Result<Option<LiveSearch<'_, ConnectFour>>, Failure> {
         match &self.game {
-            AnyGame::ConnectFour(c4) => {
-                LiveSearch::new(c4.clone(), self.db.as_ref(), LiveSearch::DEFAULT_TABLE_BITS)
-                    .map(Some)
-                    .map_err(|e| Failure {
-                        code: 1,
-                        error: e.into(),
-                    })
-            }
+            AnyGame::ConnectFour(c4) => LiveSearch::new(
+                c4.clone(),
+                self.db.as_ref(),
+                LiveSearch::<ConnectFour>::DEFAULT_TABLE_BITS,
+            )
+            .map(Some)
+            .map_err(|e| Failure {
+                code: 1,
+                error: e.into(),
+            }),
             _ => Ok(None),
         }
     }
@@ -379,7 +382,7 @@ struct Mode<'a> {
     pv: bool,
     color: bool,
     /// Set for `--weak`: the live search that answers.
-    weak: Option<&'a LiveSearch<'a>>,
+    weak: Option<&'a LiveSearch<'a, ConnectFour>>,
 }
 
 /// Answers one position: the text to print, or the error message.
@@ -401,7 +404,7 @@ fn answer_one(
             .game()
             .position(position.state)
             .ok_or_else(|| format!("{input}: not a Connect Four position"))?;
-        let w = live.weak(&p);
+        let w = connect_four::weak(live, &p);
         return Ok(if json {
             answer::weak_json(game, input, position.state, &w)
         } else {

@@ -25,6 +25,7 @@ pub mod book;
 pub mod dense;
 mod edges;
 mod forward;
+pub mod live;
 mod radix;
 mod table;
 #[cfg(test)]

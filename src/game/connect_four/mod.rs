@@ -36,11 +36,11 @@
 mod bits;
 mod board;
 mod game;
-mod live;
 mod solver;
 mod table;
+mod weak;
 
 pub use board::{Board, MoveError, ParseError, Position, Variant, VariantError, MIN_SIDE};
 pub use game::{ConnectFour, GameVariantError, ID, NAME};
-pub use live::{LiveSearch, WeakAnswer};
 pub use solver::{Solver, TableSizeError};
+pub use weak::{weak, WeakAnswer};
