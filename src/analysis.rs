@@ -158,6 +158,16 @@ impl Oracle for Database {
     }
 }
 
+impl<T: Oracle + ?Sized> Oracle for &T {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+        (**self).values(keys, out);
+    }
+
+    fn is_complete(&self) -> bool {
+        (**self).is_complete()
+    }
+}
+
 fn lookup(
     game: &dyn Game,
     db: &dyn Oracle,

@@ -1,14 +1,17 @@
 //! The games this build knows, by name.
 
+use crate::analysis::Oracle;
 use crate::db::header::Header;
 use crate::db::layout::{LayoutKind, RecordLayout};
 use crate::db::writer::Payload;
-use crate::db::DbError;
+use crate::db::{Database, DbError};
 use crate::game::british_square::{self, BritishSquare};
 use crate::game::connect_four::{self, ConnectFour};
 use crate::game::dots_and_boxes::{self, DotsAndBoxes};
 use crate::game::Game;
+use crate::solver::book::{build_book, BookError, BookOptions};
 use crate::solver::dense::{solve_dense, DenseSolution};
+use crate::solver::live::LiveSearch;
 use crate::solver::{self, Progress, Solution, SolveError};
 use crate::value::Value;
 
@@ -239,6 +242,44 @@ impl AnyGame {
                 }
                 solver::solve(g, progress).map(Solved::Sorted)
             }
+        }
+    }
+
+    /// True for games whose database is an opening book, searched past
+    /// its depth ([`AnyGame::build_book`], [`AnyGame::live`]).
+    pub fn has_book(&self) -> bool {
+        matches!(self, AnyGame::ConnectFour(_))
+    }
+
+    /// Builds the game's opening book ([`crate::solver::book`]), or `None`
+    /// for a game without one (it is solved completely instead).
+    pub fn build_book(
+        &self,
+        options: &BookOptions,
+        progress: &dyn Progress,
+    ) -> Option<Result<Solution, BookError>> {
+        match self {
+            AnyGame::ConnectFour(g) => Some(build_book(g, options, progress)),
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// Live search for a game with a book: answers any position, from
+    /// `book` when given (a database of this game and variant) and by search
+    /// otherwise; `None` for a game whose database holds every position.
+    pub fn live<'a>(
+        &self,
+        book: Option<&'a Database>,
+        table_bits: u32,
+    ) -> Option<Result<Box<dyn Oracle + 'a>, BookError>> {
+        fn boxed<'a, O: Oracle + 'a>(o: O) -> Box<dyn Oracle + 'a> {
+            Box::new(o)
+        }
+        match self {
+            AnyGame::ConnectFour(g) => {
+                Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
+            }
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }
 

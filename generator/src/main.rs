@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use boardsolve::progress::Bars;
 use boardsolve::registry::{AnyGame, Solved, GAMES};
-use boardsolve::solver::book::{self, build_book, BookOptions};
+use boardsolve::solver::book::{self, BookOptions};
 use clap::{CommandFactory, Parser};
 
 /// The depth of a Connect Four book when `--depth` is not given: on 7x6 its
@@ -73,7 +73,7 @@ fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let game = AnyGame::new(&args.game, &args.variant)?;
-    if args.depth.is_some() && !matches!(game, AnyGame::ConnectFour(_)) {
+    if args.depth.is_some() && !game.has_book() {
         Args::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -100,21 +100,20 @@ fn run(args: Args) -> Result<()> {
     let bars = Bars::new(args.quiet);
     let t0 = Instant::now();
     let mut checkpoint = None;
-    let solution = match &game {
-        AnyGame::ConnectFour(c4) => {
-            let depth = args.depth.unwrap_or(DEFAULT_BOOK_DEPTH);
-            let path = book::checkpoint_path(&output, depth);
-            let mut options = BookOptions::new(depth);
-            options.checkpoint = Some(path.clone());
-            options.searchers = pool.current_num_threads();
-            checkpoint = Some(path);
-            pool.install(|| build_book(c4, &options, &bars))
-                .map(Solved::Sorted)
-                .with_context(|| format!("building the {} opening book", game.label()))?
-        }
-        _ => pool
-            .install(|| game.solve(&bars))
-            .with_context(|| format!("solving {}", game.label()))?,
+    let solution = if game.has_book() {
+        let depth = args.depth.unwrap_or(DEFAULT_BOOK_DEPTH);
+        let path = book::checkpoint_path(&output, depth);
+        let mut options = BookOptions::new(depth);
+        options.checkpoint = Some(path.clone());
+        options.searchers = pool.current_num_threads();
+        checkpoint = Some(path);
+        pool.install(|| game.build_book(&options, &bars))
+            .context("this game has no opening book")?
+            .map(Solved::Sorted)
+            .with_context(|| format!("building the {} opening book", game.label()))?
+    } else {
+        pool.install(|| game.solve(&bars))
+            .with_context(|| format!("solving {}", game.label()))?
     };
     let solved = t0.elapsed();
     boardsolve::db::write_database(&output, game.game().descriptor(), solution.payload())

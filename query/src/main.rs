@@ -239,13 +239,15 @@ fn db_failure(e: impl Into<anyhow::Error>) -> Failure {
 }
 
 /// The database file the arguments name: `--db`; else the file of the
-/// `--game` (none for Connect Four: live search); else bsq.db.
+/// `--game` (none for a game with a book, such as Connect Four: live
+/// search); else bsq.db.
 fn db_path(args: &DbArgs) -> Option<PathBuf> {
     if let Some(path) = &args.db {
         return Some(path.clone());
     }
     match args.game.as_deref() {
-        Some(boardsolve::game::connect_four::NAME) => None,
+        // A game with a book is answered by live search without one.
+        Some(name) if AnyGame::new(name, "").is_ok_and(|g| g.has_book()) => None,
         Some(name) => {
             let stem = GAMES
                 .iter()
@@ -316,35 +318,33 @@ impl Source {
         })
     }
 
-    /// The live search of a Connect Four source, `None` for other games.
-    fn live(&self) -> Result<Option<LiveSearch<'_, ConnectFour>>, Failure> {
-        match &self.game {
-            AnyGame::ConnectFour(c4) => LiveSearch::new(
-                c4.clone(),
-                self.db.as_ref(),
-                LiveSearch::<ConnectFour>::DEFAULT_TABLE_BITS,
-            )
-            .map(Some)
-            .map_err(|e| Failure {
+    /// Where answers come from: live search (from the book, if any) for a
+    /// game that has one, else the database.
+    fn oracle(&self) -> Result<Box<dyn Oracle + '_>, Failure> {
+        match self.game.live(self.db.as_ref(), TABLE_BITS) {
+            Some(live) => live.map_err(|e| Failure {
                 code: 1,
                 error: e.into(),
             }),
-            _ => Ok(None),
+            None => Ok(Box::new(self.database()?)),
+        }
+    }
+
+    /// Connect Four's live search, for its weak answers (`--weak`).
+    fn weak(&self) -> Result<LiveSearch<'_, ConnectFour>, Failure> {
+        match &self.game {
+            AnyGame::ConnectFour(c4) => LiveSearch::new(c4.clone(), self.db.as_ref(), TABLE_BITS)
+                .map_err(|e| Failure {
+                    code: 1,
+                    error: e.into(),
+                }),
+            _ => Err(usage("--weak is for Connect Four")),
         }
     }
 }
 
-/// Runs `f` with the source's oracle: live search for Connect Four, the
-/// database for the others.
-fn with_oracle<T>(
-    source: &Source,
-    f: impl FnOnce(&dyn Oracle) -> Result<T, Failure>,
-) -> Result<T, Failure> {
-    match source.live()? {
-        Some(live) => f(&live),
-        None => f(source.database()?),
-    }
-}
+/// `log2` of the entries of a live search's transposition table.
+const TABLE_BITS: u32 = LiveSearch::<ConnectFour>::DEFAULT_TABLE_BITS;
 
 fn usage(message: &str) -> Failure {
     Failure {
@@ -510,19 +510,14 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         });
     }
     let source = Source::open(db_args)?;
-    if ask.weak && !matches!(source.game, AnyGame::ConnectFour(_)) {
-        return Err(usage("--weak is for Connect Four"));
-    }
-    let live = source.live()?;
-    let oracle: &dyn Oracle = match &live {
-        Some(l) => l,
-        None => source.database()?,
-    };
+    let weak = if ask.weak { Some(source.weak()?) } else { None };
+    let oracle = source.oracle()?;
+    let oracle = &*oracle;
     let mode = Mode {
         json: db_args.json,
         pv: ask.pv,
         color,
-        weak: if ask.weak { live.as_ref() } else { None },
+        weak: weak.as_ref(),
     };
     let json = db_args.json;
     let game = source.game.game();
@@ -704,9 +699,8 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
 
 fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
     let source = Source::open(db_args)?;
-    with_oracle(&source, |oracle| {
-        play_with(source.game.game(), oracle, args, color)
-    })
+    let oracle = source.oracle()?;
+    play_with(source.game.game(), &*oracle, args, color)
 }
 
 fn play_with(
