@@ -7,6 +7,7 @@ use crate::db::writer::Payload;
 use crate::db::{Database, DbError};
 use crate::game::british_square::{self, BritishSquare};
 use crate::game::connect_four::{self, ConnectFour};
+use crate::game::dandelions::{self, Dandelions};
 use crate::game::dots_and_boxes::{self, DotsAndBoxes};
 use crate::game::Game;
 use crate::solver::book::{build_book, BookError, BookOptions};
@@ -52,12 +53,24 @@ pub const GAMES: &[GameInfo] = &[
                 opening book (--depth)",
         file_stem: "c4",
     },
+    GameInfo {
+        name: dandelions::NAME,
+        id: dandelions::ID,
+        about: "Dandelions: the dandelions plant flowers, the wind blows their seeds; \
+                cover the field in 14 turns. Variants: NxN fields, 5x5 (default) down to \
+                2x2; the generator writes an opening book (--depth)",
+        file_stem: "dandelions",
+    },
 ];
 
 /// The largest Connect Four board [`AnyGame::solve`] solves completely,
 /// in cells (4x4: about a hundred thousand states; 5x4 already has some
 /// ten million).
 pub const MAX_FULL_CONNECT_FOUR_CELLS: u32 = 16;
+
+/// The largest Dandelions field [`AnyGame::solve`] solves completely (its
+/// side): 4x4.
+pub const MAX_FULL_DANDELIONS_SIDE: u32 = 4;
 
 /// Why a game could not be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -103,6 +116,8 @@ pub enum AnyGame {
     DotsAndBoxes(DotsAndBoxes),
     /// Connect Four.
     ConnectFour(ConnectFour),
+    /// Dandelions.
+    Dandelions(Dandelions),
 }
 
 /// A solved game, in the layout its database uses.
@@ -150,6 +165,9 @@ impl AnyGame {
             connect_four::NAME => ConnectFour::from_variant(variant)
                 .map(AnyGame::ConnectFour)
                 .map_err(|e| bad_variant(connect_four::NAME, e.to_string())),
+            dandelions::NAME => Dandelions::from_variant(variant)
+                .map(AnyGame::Dandelions)
+                .map_err(|e| bad_variant(dandelions::NAME, e)),
             _ => Err(GameError::UnknownGame {
                 name: name.to_owned(),
                 known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
@@ -215,6 +233,7 @@ impl AnyGame {
             AnyGame::BritishSquare(g) => g,
             AnyGame::DotsAndBoxes(g) => g,
             AnyGame::ConnectFour(g) => g,
+            AnyGame::Dandelions(g) => g,
         }
     }
 
@@ -242,13 +261,26 @@ impl AnyGame {
                 }
                 solver::solve(g, progress).map(Solved::Sorted)
             }
+            AnyGame::Dandelions(g) => {
+                let n = g.geometry().side();
+                if n > MAX_FULL_DANDELIONS_SIDE {
+                    return Err(SolveError::TooLarge {
+                        reason: format!(
+                            "dandelions {n}x{n}: a complete solve is only done up to \
+                             {MAX_FULL_DANDELIONS_SIDE}x{MAX_FULL_DANDELIONS_SIDE}: build an \
+                             opening book instead (generator --depth N)"
+                        ),
+                    });
+                }
+                solver::solve(g, progress).map(Solved::Sorted)
+            }
         }
     }
 
     /// True for games whose database is an opening book, searched past
     /// its depth ([`AnyGame::build_book`], [`AnyGame::live`]).
     pub fn has_book(&self) -> bool {
-        matches!(self, AnyGame::ConnectFour(_))
+        matches!(self, AnyGame::ConnectFour(_) | AnyGame::Dandelions(_))
     }
 
     /// Builds the game's opening book ([`crate::solver::book`]), or `None`
@@ -260,6 +292,7 @@ impl AnyGame {
     ) -> Option<Result<Solution, BookError>> {
         match self {
             AnyGame::ConnectFour(g) => Some(build_book(g, options, progress)),
+            AnyGame::Dandelions(g) => Some(build_book(g, options, progress)),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }
@@ -279,6 +312,7 @@ impl AnyGame {
             AnyGame::ConnectFour(g) => {
                 Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
             }
+            AnyGame::Dandelions(g) => Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed)),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }

@@ -58,6 +58,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
     o.push_str(game.player_name(a.to_move));
     o.push_str("\",\"value\":");
     push_int(&mut o, a.score);
+    game.outcome_json(a.score, &mut o);
     o.push_str(",\"remoteness\":");
     push_int(&mut o, a.value.remoteness);
     o.push_str(",\"net\":");
@@ -93,6 +94,7 @@ pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)
         }
         o.push_str(",\"value\":");
         push_int(&mut o, m.score);
+        game.outcome_json(m.score, &mut o);
         o.push_str(",\"remoteness\":");
         push_int(&mut o, m.child_value.remoteness);
         o.push_str(if m.best {

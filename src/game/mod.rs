@@ -8,6 +8,7 @@
 
 pub mod british_square;
 pub mod connect_four;
+pub mod dandelions;
 pub mod dots_and_boxes;
 pub mod square;
 
@@ -274,6 +275,13 @@ pub trait Game: Send + Sync {
     /// Square's cell 0 to 24); Connect Four counts columns from 1.
     fn move_number(&self, mv: Move) -> u32 {
         u32::from(mv.0)
+    }
+
+    /// Appends a game's own JSON fields describing a headline score (each
+    /// starting with a comma), after the generic `value`: Dandelions says
+    /// who wins and with how many flowers or gaps. Nothing by default.
+    fn outcome_json(&self, score: i32, out: &mut String) {
+        let _ = (score, out);
     }
 
     /// The JSON field name of a move's numeric code (`cell` for British

@@ -143,7 +143,7 @@ pub fn heuristics_for(game: &AnyGame) -> Vec<BoundHeuristic<'_>> {
         AnyGame::BritishSquare(g) => bind(g, BRITISH_SQUARE),
         AnyGame::DotsAndBoxes(g) => bind(g, DOTS_AND_BOXES),
         // None written yet for Connect Four.
-        AnyGame::ConnectFour(_) => Vec::new(),
+        AnyGame::ConnectFour(_) | AnyGame::Dandelions(_) => Vec::new(),
     }
 }
 

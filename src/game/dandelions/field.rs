@@ -1,0 +1,305 @@
+//! The field: bitboards of seeds and flowers, the wind directions used, the
+//! rays seeds travel along, the 8 symmetries of the square acting on cells
+//! and directions together, and the packed `u64` key of a state.
+
+use std::fmt;
+
+/// The 8 wind directions, clockwise from east: their names.
+pub const DIRECTION_NAMES: [&str; 8] = ["E", "SE", "S", "SW", "W", "NW", "N", "NE"];
+/// Row step of each direction (rows grow southwards).
+const DR: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
+/// Column step of each direction (columns grow eastwards).
+const DC: [i32; 8] = [1, 1, 0, -1, -1, -1, 0, 1];
+
+/// Turns of a game: 7 flowers and 7 winds, alternating.
+pub const TURNS: u32 = 14;
+
+/// The largest side: a 6x6 field would need 3^36 > 2^57 key values plus 8
+/// direction bits, more than a 64-bit record holds beside the value.
+pub const MAX_SIDE: u32 = 5;
+/// The smallest side.
+pub const MIN_SIDE: u32 = 2;
+
+/// A state: which cells hold seeds, which hold flowers, which directions
+/// the wind has used. Seeds under a flower do not matter (the flower covers
+/// its cell) and are kept cleared, so equal states compare equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Field {
+    /// Seeded cells without a flower.
+    pub seeds: u32,
+    /// Flowers.
+    pub flowers: u32,
+    /// Directions used, bit `d` for direction `d`.
+    pub dirs: u8,
+}
+
+impl Field {
+    /// Turns played: flowers planted plus winds blown.
+    pub fn turns(&self) -> u32 {
+        self.flowers.count_ones() + self.dirs.count_ones()
+    }
+
+    /// True when the dandelions are to move (as many winds as flowers).
+    pub fn dandelions_to_move(&self) -> bool {
+        self.flowers.count_ones() == self.dirs.count_ones()
+    }
+
+    /// Covered cells: a flower or a seed.
+    pub fn covered(&self) -> u32 {
+        self.seeds | self.flowers
+    }
+}
+
+/// One board size: rays, symmetry tables, key packing.
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    n: u32,
+    cells: u32,
+    full: u32,
+    /// `ray[d][c]`: the cells from `c` (excluded) to the edge in direction `d`.
+    ray: [[u32; 25]; 8],
+    /// `cell_map[s][c]`: the image of cell `c` under symmetry `s`.
+    cell_map: [[u8; 25]; 8],
+    /// `dir_map[s][d]`: the image of direction `d` under symmetry `s`.
+    dir_map: [[u8; 8]; 8],
+    /// Powers of three, one per cell.
+    pow3: [u64; 25],
+}
+
+impl Geometry {
+    /// The geometry of an `n` x `n` field, `MIN_SIDE <= n <= MAX_SIDE`.
+    pub fn new(n: u32) -> Geometry {
+        assert!((MIN_SIDE..=MAX_SIDE).contains(&n), "side {n} out of range");
+        let cells = n * n;
+        let ni = n as i32;
+        let mut ray = [[0u32; 25]; 8];
+        for (d, rays) in ray.iter_mut().enumerate() {
+            for (c, r) in rays.iter_mut().enumerate().take(cells as usize) {
+                let (mut row, mut col) = (c as i32 / ni, c as i32 % ni);
+                loop {
+                    row += DR[d];
+                    col += DC[d];
+                    if row < 0 || col < 0 || row >= ni || col >= ni {
+                        break;
+                    }
+                    *r |= 1 << (row * ni + col);
+                }
+            }
+        }
+        // Symmetry s: bit 2 transposes, then bit 0 flips rows, bit 1 columns.
+        let image = |s: usize, row: i32, col: i32, last: i32| -> (i32, i32) {
+            let (mut r, mut c) = if s & 4 != 0 { (col, row) } else { (row, col) };
+            if s & 1 != 0 {
+                r = last - r;
+            }
+            if s & 2 != 0 {
+                c = last - c;
+            }
+            (r, c)
+        };
+        let mut cell_map = [[0u8; 25]; 8];
+        let mut dir_map = [[0u8; 8]; 8];
+        for s in 0..8 {
+            for c in 0..cells as i32 {
+                let (r, k) = image(s, c / ni, c % ni, ni - 1);
+                cell_map[s][c as usize] = (r * ni + k) as u8;
+            }
+            // A direction is a step; its image is the image of the step under
+            // the linear part of the symmetry (last = 0 keeps the origin).
+            for d in 0..8 {
+                let (r, k) = image(s, DR[d], DC[d], 0);
+                dir_map[s][d] = (0..8).find(|&e| DR[e] == r && DC[e] == k).unwrap_or(d) as u8;
+            }
+        }
+        let mut pow3 = [0u64; 25];
+        let mut p = 1u64;
+        for x in pow3.iter_mut() {
+            *x = p;
+            p *= 3;
+        }
+        Geometry {
+            n,
+            cells,
+            full: if cells == 32 {
+                u32::MAX
+            } else {
+                (1 << cells) - 1
+            },
+            ray,
+            cell_map,
+            dir_map,
+            pow3,
+        }
+    }
+
+    /// The side.
+    pub fn side(&self) -> u32 {
+        self.n
+    }
+
+    /// Cells.
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+
+    /// Every cell.
+    pub fn full(&self) -> u32 {
+        self.full
+    }
+
+    /// The seeds the flowers spread when the wind blows in direction `d`.
+    #[inline]
+    pub fn spread(&self, flowers: u32, d: usize) -> u32 {
+        let mut f = flowers;
+        let mut s = 0;
+        while f != 0 {
+            s |= self.ray[d][f.trailing_zeros() as usize];
+            f &= f - 1;
+        }
+        s
+    }
+
+    /// The cells a flower at `c` would seed in direction `d`.
+    #[inline]
+    pub fn ray(&self, d: usize, c: usize) -> u32 {
+        self.ray[d][c]
+    }
+
+    /// The image of direction `d` under symmetry `s`.
+    pub fn map_dir(&self, s: usize, d: usize) -> usize {
+        usize::from(self.dir_map[s][d])
+    }
+
+    /// The image of cell `c` under symmetry `s`.
+    pub fn map_cell(&self, s: usize, c: usize) -> usize {
+        usize::from(self.cell_map[s][c])
+    }
+
+    fn map_bits(&self, s: usize, bits: u32) -> u32 {
+        let mut out = 0;
+        let mut x = bits;
+        while x != 0 {
+            out |= 1 << self.cell_map[s][x.trailing_zeros() as usize];
+            x &= x - 1;
+        }
+        out
+    }
+
+    /// The image of a state under symmetry `s`.
+    pub fn transform(&self, f: &Field, s: usize) -> Field {
+        let mut dirs = 0u8;
+        for d in 0..8 {
+            if f.dirs >> d & 1 != 0 {
+                dirs |= 1 << self.dir_map[s][d];
+            }
+        }
+        Field {
+            seeds: self.map_bits(s, f.seeds),
+            flowers: self.map_bits(s, f.flowers),
+            dirs,
+        }
+    }
+
+    /// Key bits: the cells in base 3, then 8 direction bits.
+    pub fn key_bits(&self) -> u32 {
+        let values = self.pow3[self.cells as usize - 1] * 3;
+        (64 - (values - 1).leading_zeros()) + 8
+    }
+
+    /// The key of a state: `dirs << B | sum(digit(c) * 3^c)`, where
+    /// `digit` is 0 for an uncovered cell, 1 for a seed, 2 for a flower and
+    /// `B = key_bits - 8` (40 on 5x5). See `format-spec.md`.
+    pub fn key(&self, f: &Field) -> u64 {
+        let mut k = 0u64;
+        let mut x = f.seeds & !f.flowers;
+        while x != 0 {
+            k += self.pow3[x.trailing_zeros() as usize];
+            x &= x - 1;
+        }
+        let mut x = f.flowers;
+        while x != 0 {
+            k += 2 * self.pow3[x.trailing_zeros() as usize];
+            x &= x - 1;
+        }
+        k | u64::from(f.dirs) << (self.key_bits() - 8)
+    }
+
+    /// The state of a key, or `None` when the key is out of range.
+    pub fn field(&self, key: u64) -> Option<Field> {
+        let b = self.key_bits() - 8;
+        if key >> self.key_bits() != 0 {
+            return None;
+        }
+        let mut digits = key & ((1u64 << b) - 1);
+        if digits >= self.pow3[self.cells as usize - 1] * 3 {
+            return None;
+        }
+        let mut f = Field {
+            dirs: (key >> b) as u8,
+            ..Field::default()
+        };
+        for c in 0..self.cells {
+            match digits % 3 {
+                1 => f.seeds |= 1 << c,
+                2 => f.flowers |= 1 << c,
+                _ => {}
+            }
+            digits /= 3;
+        }
+        Some(f)
+    }
+
+    /// The smallest key over the 8 images of a state.
+    pub fn canonical(&self, f: &Field) -> u64 {
+        (0..8)
+            .map(|s| self.key(&self.transform(f, s)))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// True when a state could arise in a game: flowers and winds alternate
+    /// (dandelions first), at most 7 of each, and every seed lies on the ray
+    /// of some flower in some used direction.
+    pub fn is_plausible(&self, f: &Field) -> bool {
+        let (fl, w) = (f.flowers.count_ones(), f.dirs.count_ones());
+        if !(fl == w || fl == w + 1) || fl > TURNS / 2 {
+            return false;
+        }
+        if f.seeds & f.flowers != 0 || (f.seeds | f.flowers) & !self.full != 0 {
+            return false;
+        }
+        let mut reach = 0;
+        for d in 0..8 {
+            if f.dirs >> d & 1 != 0 {
+                reach |= self.spread(f.flowers, d);
+            }
+        }
+        f.seeds & !reach == 0
+    }
+
+    /// True when the game is over: every cell covered, or all turns played.
+    pub fn is_over(&self, f: &Field) -> bool {
+        f.covered() == self.full || f.turns() >= TURNS
+    }
+
+    /// The outcome of a finished game, from the dandelions' side: `8 -
+    /// flowers` when every cell is covered, minus the uncovered cells
+    /// otherwise.
+    pub fn final_score(&self, f: &Field) -> i32 {
+        if f.covered() == self.full {
+            8 - f.flowers.count_ones() as i32
+        } else {
+            -((self.full & !f.covered()).count_ones() as i32)
+        }
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "seeds {:#x} flowers {:#x} dirs {:#04x}",
+            self.seeds, self.flowers, self.dirs
+        )
+    }
+}

@@ -1,0 +1,245 @@
+//! Dandelions: the exact solver against a plain minimax written from the
+//! rules (no pruning, no table, no symmetry), the engine's complete solve
+//! of the 4x4 field, symmetry and key properties, and the 5x5 facts.
+
+use boardsolve::game::dandelions::{Dandelions, Field, Geometry, Solver, TURNS};
+use boardsolve::game::{Edge, Game};
+use boardsolve::solver::NoProgress;
+use boardsolve::Value;
+use proptest::prelude::*;
+
+/// Plain minimax from the rules: the outcome from the dandelions' side
+/// (`8 - flowers` when they cover the field, `-gaps` when the wind holds
+/// out) and the remoteness under the engine's tie-break (the winner
+/// finishes as soon as it can, the loser as late).
+fn reference(g: &Geometry, f: Field) -> (i32, u32) {
+    let covered = f.seeds | f.flowers;
+    if covered == g.full() {
+        return (8 - f.flowers.count_ones() as i32, 0);
+    }
+    if f.flowers.count_ones() + f.dirs.count_ones() == TURNS {
+        return (-((g.full() & !covered).count_ones() as i32), 0);
+    }
+    let dandelions = f.flowers.count_ones() == f.dirs.count_ones();
+    let mut children = Vec::new();
+    if dandelions {
+        for c in 0..g.cells() {
+            if f.flowers >> c & 1 == 0 {
+                children.push(Field {
+                    seeds: f.seeds & !(1 << c),
+                    flowers: f.flowers | 1 << c,
+                    dirs: f.dirs,
+                });
+            }
+        }
+    } else {
+        for d in 0..8 {
+            if f.dirs >> d & 1 == 0 {
+                // Every flower seeds every cell to the edge in direction d.
+                let mut seeds = f.seeds;
+                for c in 0..g.cells() {
+                    if f.flowers >> c & 1 != 0 {
+                        seeds |= g.ray(d, c as usize);
+                    }
+                }
+                children.push(Field {
+                    seeds: seeds & !f.flowers,
+                    flowers: f.flowers,
+                    dirs: f.dirs | 1 << d,
+                });
+            }
+        }
+    }
+    // Best for the mover: higher D for the dandelions, lower for the wind;
+    // then the tie-break on remoteness.
+    let key = |(d, r): (i32, u32)| -> (i32, i64) {
+        let mover_d = if dandelions { d } else { -d };
+        (
+            mover_d,
+            if mover_d < 0 {
+                i64::from(r)
+            } else {
+                -i64::from(r)
+            },
+        )
+    };
+    children
+        .into_iter()
+        .map(|c| {
+            let (d, r) = reference(g, c);
+            (d, r + 1)
+        })
+        .max_by_key(|&v| key(v))
+        .expect("a state that is not over has moves")
+}
+
+/// A random state after `turns` random moves (or earlier if the field is
+/// covered), from a seed.
+fn random_state(g: &Geometry, turns: u32, seed: &mut u64) -> Field {
+    let mut next = || {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    };
+    let mut f = Field::default();
+    while f.flowers.count_ones() + f.dirs.count_ones() < turns && !g.is_over(&f) {
+        if f.flowers.count_ones() == f.dirs.count_ones() {
+            let c = (next() % u64::from(g.cells())) as u32;
+            if f.flowers >> c & 1 == 0 {
+                f.flowers |= 1 << c;
+                f.seeds &= !(1 << c);
+            }
+        } else {
+            let d = (next() % 8) as usize;
+            if f.dirs >> d & 1 == 0 {
+                f.seeds = (f.seeds | g.spread(f.flowers, d)) & !f.flowers;
+                f.dirs |= 1 << d;
+            }
+        }
+    }
+    f
+}
+
+#[test]
+fn late_5x5_positions_agree_with_plain_minimax() {
+    let g = Geometry::new(5);
+    let mut solver = Solver::new(g.clone(), 18);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut checked = 0;
+    for turns in [10, 10, 11, 11, 12, 13] {
+        for _ in 0..25 {
+            let f = random_state(&g, turns, &mut seed);
+            assert_eq!(solver.solve(&f), reference(&g, f), "{f}");
+            assert_eq!(solver.dandelions_win(&f), reference(&g, f).0 > 0, "{f}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 150);
+}
+
+#[test]
+fn small_fields_agree_with_plain_minimax_from_the_start() {
+    // 2x2 from the start, 3x3 from turns 3 and 5, 4x4 from turn 8.
+    for (n, turns, count) in [(2, 0, 1), (3, 3, 10), (3, 5, 20), (4, 8, 15)] {
+        let g = Geometry::new(n);
+        let mut solver = Solver::new(g.clone(), 16);
+        let mut seed = 12345u64 + u64::from(n);
+        for _ in 0..count {
+            let f = random_state(&g, turns, &mut seed);
+            assert_eq!(solver.solve(&f), reference(&g, f), "{n}x{n} {f}");
+        }
+    }
+}
+
+#[test]
+fn the_complete_4x4_solve_agrees_with_the_solver_everywhere() {
+    let g = Dandelions::from_variant("4x4").unwrap();
+    let sol = boardsolve::solver::solve(&g, &NoProgress).unwrap();
+    assert!(sol.complete);
+    let mut solver = Solver::new(g.geometry().clone(), 20);
+    let layout = sol.layout;
+    let mut edges: Vec<Edge> = Vec::new();
+    // Every 29th state, to keep CI short (plus the start).
+    for (i, &r) in sol.records.iter().enumerate() {
+        let key = layout.key(r);
+        if i % 29 != 0 && key != g.start() {
+            continue;
+        }
+        let stored: Value = layout.value(r);
+        let f = g.field(key).unwrap();
+        let (d, rem) = solver.solve(&f);
+        assert_eq!(stored, g.value_of(&f, d, rem), "{}", g.format_position(key));
+        // A state without moves is exactly a finished one.
+        edges.clear();
+        g.moves(key, &mut edges);
+        assert_eq!(edges.is_empty(), g.geometry().is_over(&f));
+    }
+}
+
+#[test]
+fn the_5x5_dandelions_win_with_every_first_flower() {
+    let g = Geometry::new(5);
+    let mut solver = Solver::new(g.clone(), 22);
+    assert!(solver.dandelions_win(&Field::default()));
+    // The six first flowers up to symmetry.
+    for c in [0u32, 1, 2, 6, 7, 12] {
+        let f = Field {
+            seeds: 0,
+            flowers: 1 << c,
+            dirs: 0,
+        };
+        assert!(solver.dandelions_win(&f), "first flower {c}");
+    }
+}
+
+fn geometry() -> impl Strategy<Value = Geometry> {
+    prop_oneof![Just(Geometry::new(4)), Just(Geometry::new(5))]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn keys_round_trip_and_symmetries_commute_with_moves(
+        g in geometry(), turns in 0u32..14, seed in any::<u64>(), sym in 0usize..8,
+    ) {
+        let mut seed = seed | 1;
+        let f = random_state(&g, turns, &mut seed);
+        let key = g.key(&f);
+        prop_assert_eq!(g.field(key), Some(f));
+        prop_assert!(key >> g.key_bits() == 0);
+        prop_assert!(g.is_plausible(&f));
+        // The image of a state after a wind is the image's state after the
+        // image wind; the same for a flower.
+        let t = g.transform(&f, sym);
+        for d in 0..8 {
+            let blown = Field { seeds: (f.seeds | g.spread(f.flowers, d)) & !f.flowers, dirs: f.dirs | 1 << d, ..f };
+            let e = g.map_dir(sym, d);
+            let image_blown = Field { seeds: (t.seeds | g.spread(t.flowers, e)) & !t.flowers, dirs: t.dirs | 1 << e, ..t };
+            prop_assert_eq!(g.transform(&blown, sym), image_blown);
+        }
+        for c in 0..g.cells() as usize {
+            let planted = Field { seeds: f.seeds & !(1 << c), flowers: f.flowers | 1 << c, ..f };
+            let e = g.map_cell(sym, c);
+            let image_planted = Field { seeds: t.seeds & !(1 << e), flowers: t.flowers | 1 << e, ..t };
+            prop_assert_eq!(g.transform(&planted, sym), image_planted);
+        }
+        // Canonical: the same for every image, and one of the images.
+        let canon = g.canonical(&f);
+        prop_assert_eq!(g.canonical(&t), canon);
+        prop_assert!((0..8).any(|s| g.key(&g.transform(&f, s)) == canon));
+    }
+
+    #[test]
+    fn notation_round_trips(turns in 0u32..14, seed in any::<u64>()) {
+        let game = Dandelions::from_variant("5x5").unwrap();
+        let mut seed = seed | 1;
+        let f = random_state(game.geometry(), turns, &mut seed);
+        let key = game.geometry().key(&f);
+        let text = game.format_position(key);
+        prop_assert_eq!(game.parse_position(&text), Ok(key));
+        prop_assert!(game.is_valid_key(key));
+    }
+}
+
+#[test]
+fn bad_positions_are_refused() {
+    let game = Dandelions::from_variant("").unwrap();
+    for bad in [
+        ".........................",    // no directions part
+        "........................ -",   // 24 cells
+        "........................X -",  // not a cell
+        "F........................ 9",  // not a direction
+        "F........................ 00", // twice
+        "FF....................... -",  // two flowers, no wind
+        "F*....................... 4",  // a seed west of the flower blown west... no: east of it
+        "......................... 0",  // a wind before any flower
+    ] {
+        assert!(game.parse_position(bad).is_err(), "{bad}");
+    }
+    assert_eq!(game.parse_position("start"), Ok(0));
+    assert!(game.parse_position("F*....................... 0").is_ok());
+    assert!(Dandelions::from_variant("6x6").is_err());
+    assert!(Dandelions::from_variant("4x5").is_err());
+}
