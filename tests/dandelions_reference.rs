@@ -239,6 +239,12 @@ fn bad_positions_are_refused() {
         assert!(game.parse_position(bad).is_err(), "{bad}");
     }
     assert_eq!(game.parse_position("start"), Ok(0));
+    // The key layout of format-spec.md: base-3 cells under the directions.
+    assert_eq!(
+        game.parse_position("F****.................... 0"),
+        Ok(1 << 40 | (2 + 3 + 9 + 27 + 81))
+    );
+    assert_eq!(game.descriptor().key_bits, 48);
     assert!(game.parse_position("F*....................... 0").is_ok());
     assert!(Dandelions::from_variant("6x6").is_err());
     assert!(Dandelions::from_variant("4x5").is_err());
