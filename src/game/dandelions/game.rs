@@ -429,10 +429,6 @@ impl Game for Dandelions {
         })
     }
 
-    fn move_code_name(&self) -> &'static str {
-        "move_code"
-    }
-
     fn score_meaning(&self) -> &'static str {
         "from the dandelions' side: 8 - flowers when they win (with that many flowers), minus \
          the uncovered cells when the wind wins"
