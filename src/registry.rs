@@ -245,7 +245,7 @@ impl AnyGame {
     /// ([`crate::solver::book::build_book`]).
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         match self {
-            AnyGame::BritishSquare(g) => solver::solve(g, progress).map(Solved::Sorted),
+            AnyGame::BritishSquare(g) => solver::bucketed::solve(g, progress).map(Solved::Sorted),
             AnyGame::DotsAndBoxes(g) => solve_dense(g, progress).map(Solved::Dense),
             AnyGame::ConnectFour(g) => {
                 let cells = g.variant().cells();

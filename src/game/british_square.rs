@@ -10,7 +10,10 @@
 //! one is a forced-pass state; its only move is [`Move::PASS`].
 
 use super::square::SquareSymmetry;
-use super::{style_padded, Edge, Game, GameDescriptor, Move, MoveMark, Player, PositionError};
+use super::{
+    style_padded, BucketScheme, Bucketed, Edge, Game, GameDescriptor, Move, MoveMark, Player,
+    PositionError,
+};
 
 /// Registry name of British Square.
 pub const NAME: &str = "british-square";
@@ -37,6 +40,17 @@ pub struct BritishSquare {
     /// The vector instructions [`Game::canonical_children`] may use
     /// (checked once).
     simd: Simd,
+    /// Per cell: its orbit under the 8 symmetries (the class of a move
+    /// there, see [`Bucketed`]).
+    orbit: Vec<u8>,
+    /// The number of cells of each orbit.
+    orbit_sizes: Vec<u32>,
+    /// Per byte `i` of the occupied cells and its value: what those pieces
+    /// add to the bucket number (bucket numbers add up over cells).
+    bucket_bytes: Box<[[u32; 256]; 4]>,
+    /// Per byte `i` of a set of cells and its value: the number of those
+    /// cells in each orbit, 4 bits per orbit.
+    orbit_nibbles: Box<[[u32; 256]; 4]>,
 }
 
 impl BritishSquare {
@@ -62,6 +76,38 @@ impl BritishSquare {
         } else {
             0
         };
+        let sym = SquareSymmetry::new(n, 2);
+        // Orbits numbered in order of their smallest cell.
+        let reps: Vec<u32> = (0..cells)
+            .map(|c| (0..8).map(|s| sym.map_cell(c, s)).min().unwrap_or(c))
+            .collect();
+        let mut distinct = reps.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let orbit: Vec<u8> = reps
+            .iter()
+            .map(|r| distinct.partition_point(|d| d < r) as u8)
+            .collect();
+        let orbit_sizes: Vec<u32> = (0..distinct.len())
+            .map(|j| orbit.iter().filter(|&&o| usize::from(o) == j).count() as u32)
+            .collect();
+        let scheme = BucketScheme::piece_counts(&orbit_sizes);
+        // Both tables add up a value per cell over the cells of a byte.
+        let byte_tables = |per_cell: &dyn Fn(usize) -> u32| {
+            let mut tables = Box::new([[0u32; 256]; 4]);
+            for (i, table) in tables.iter_mut().enumerate() {
+                for (v, entry) in table.iter_mut().enumerate() {
+                    *entry = (0..8)
+                        .filter(|b| v >> b & 1 == 1 && 8 * i + b < cells as usize)
+                        .map(|b| per_cell(8 * i + b))
+                        .sum();
+                }
+            }
+            tables
+        };
+        let bucket_bytes = byte_tables(&|c| scheme.weight(usize::from(orbit[c])));
+        // At most 8 cells an orbit: a nibble holds its count.
+        let orbit_nibbles = byte_tables(&|c| 1 << (4 * orbit[c]));
         let mut variant = format!("{n}x{n}");
         if center_allowed {
             variant.push_str(",center-allowed");
@@ -74,7 +120,7 @@ impl BritishSquare {
             not_first_col: board & !col(0),
             not_last_col: board & !col(n - 1),
             forbidden_opening,
-            sym: SquareSymmetry::new(n, 2),
+            sym,
             desc: GameDescriptor {
                 name: NAME,
                 id: ID,
@@ -85,6 +131,10 @@ impl BritishSquare {
                 dense: false,
             },
             simd: simd_available(),
+            orbit,
+            orbit_sizes,
+            bucket_bytes,
+            orbit_nibbles,
         })
     }
 
@@ -379,26 +429,26 @@ fn simd_available() -> Simd {
 }
 
 impl BritishSquare {
-    /// [`Game::canonical_children`] with AVX2: the 8 images of the parent in
-    /// two vectors, each child's 8 candidates two ORs away and their minimum
-    /// a few vector steps; no branch per child. Gives exactly what the
-    /// portable code gives.
+    /// [`BritishSquare::children_in`] with AVX2: the 8 images of the parent
+    /// in two vectors, each child's 8 candidates two ORs away and their
+    /// minimum a few vector steps; no branch per child. Gives exactly what
+    /// the portable code gives.
     ///
     /// # Safety
     /// The processor must have AVX2, POPCNT and BMI1 (`self.simd`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
-    unsafe fn canonical_children_avx2(&self, s: u64, out: &mut Vec<Edge>) {
+    unsafe fn children_in_avx2(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
         use super::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
         // The board sizes get their swaps as constants.
         match self.n {
-            5 => self.children_avx2(&TWO_PLANES_5, s, out),
-            4 => self.children_avx2(&TWO_PLANES_4, s, out),
-            _ => self.children_avx2(&TWO_PLANES_3, s, out),
+            5 => self.children_avx2(&TWO_PLANES_5, s, cells, out),
+            4 => self.children_avx2(&TWO_PLANES_4, s, cells, out),
+            _ => self.children_avx2(&TWO_PLANES_3, s, cells, out),
         }
     }
 
-    /// See [`BritishSquare::canonical_children_avx2`]. Lanes 0..4 of `lo`
+    /// See [`BritishSquare::children_in_avx2`]. Lanes 0..4 of `lo`
     /// hold images 0..4 (mirror in bit 0 of the lane, flip in bit 1), `hi`
     /// their transposes, images 4..8. Keys have at most 51 bits, so signed
     /// comparisons order them.
@@ -409,6 +459,7 @@ impl BritishSquare {
         &self,
         swaps: &super::square::SquareSwaps<H, T>,
         s: u64,
+        cells: u64,
         out: &mut Vec<Edge>,
     ) {
         use std::arch::x86_64::*;
@@ -436,7 +487,6 @@ impl BritishSquare {
                 _mm_cvtsi128_si64(_mm256_castsi256_si128(m)) as u64
             }};
         }
-        let (x, o) = (self.x(s), self.o(s));
         let me = self.to_move(s);
         let side = s & self.side_bit();
         let boards = s & !self.side_bit();
@@ -451,18 +501,7 @@ impl BritishSquare {
         for &(m, shift) in &swaps.transpose {
             hi = swap!(hi, _mm256_set1_epi64x(m as i64), shift);
         }
-        let mut legal = self.legal_cells(x, o, me);
-        if legal == 0 {
-            if self.legal_cells(x, o, me.opponent()) != 0 {
-                out.push(Edge {
-                    mv: Move::PASS,
-                    child: min_all!(lo, hi) | (side ^ self.side_bit()),
-                    reward: 0,
-                    again: false,
-                });
-            }
-            return;
-        }
+        let mut legal = cells;
         let offset = if me == Player::Second { self.cells } else { 0 };
         let child_side = side ^ self.side_bit();
         out.reserve(legal.count_ones() as usize);
@@ -483,25 +522,25 @@ impl BritishSquare {
 }
 
 impl BritishSquare {
-    /// [`Game::canonical_children`] with AVX-512: the 8 images of the parent
-    /// in one vector, each child's candidates one OR away and their minimum
-    /// one reduction. Gives exactly what the portable code gives.
+    /// [`BritishSquare::children_in`] with AVX-512: the 8 images of the
+    /// parent in one vector, each child's candidates one OR away and their
+    /// minimum one reduction. Gives exactly what the portable code gives.
     ///
     /// # Safety
     /// The processor must have AVX-512F, POPCNT and BMI1
     /// (`self.simd == Simd::Avx512`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
-    unsafe fn canonical_children_avx512(&self, s: u64, out: &mut Vec<Edge>) {
+    unsafe fn children_in_avx512(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
         use super::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
         match self.n {
-            5 => self.children_avx512(&TWO_PLANES_5, s, out),
-            4 => self.children_avx512(&TWO_PLANES_4, s, out),
-            _ => self.children_avx512(&TWO_PLANES_3, s, out),
+            5 => self.children_avx512(&TWO_PLANES_5, s, cells, out),
+            4 => self.children_avx512(&TWO_PLANES_4, s, cells, out),
+            _ => self.children_avx512(&TWO_PLANES_3, s, cells, out),
         }
     }
 
-    /// See [`BritishSquare::canonical_children_avx512`]. Lane `i` holds
+    /// See [`BritishSquare::children_in_avx512`]. Lane `i` holds
     /// image `i`: mirrored if bit 0 of `i` is set, flipped if bit 1,
     /// then transposed if bit 2, as [`SquareSymmetry`] numbers them.
     #[cfg(target_arch = "x86_64")]
@@ -511,6 +550,7 @@ impl BritishSquare {
         &self,
         swaps: &super::square::SquareSwaps<H, T>,
         s: u64,
+        cells: u64,
         out: &mut Vec<Edge>,
     ) {
         use std::arch::x86_64::*;
@@ -526,7 +566,6 @@ impl BritishSquare {
                 _mm512_ternarylogic_epi64::<0x96>(v, t, _mm512_sll_epi64(t, count))
             }};
         }
-        let (x, o) = (self.x(s), self.o(s));
         let me = self.to_move(s);
         let side = s & self.side_bit();
         let boards = s & !self.side_bit();
@@ -543,18 +582,7 @@ impl BritishSquare {
             let m = m as i64;
             v = swap!(v, _mm512_setr_epi64(0, 0, 0, 0, m, m, m, m), shift);
         }
-        let mut legal = self.legal_cells(x, o, me);
-        if legal == 0 {
-            if self.legal_cells(x, o, me.opponent()) != 0 {
-                out.push(Edge {
-                    mv: Move::PASS,
-                    child: _mm512_reduce_min_epu64(v) | (side ^ self.side_bit()),
-                    reward: 0,
-                    again: false,
-                });
-            }
-            return;
-        }
+        let mut legal = cells;
         let offset = if me == Player::Second { self.cells } else { 0 };
         let child_side = side ^ self.side_bit();
         out.reserve(legal.count_ones() as usize);
@@ -569,6 +597,132 @@ impl BritishSquare {
                 reward: 1,
                 again: false,
             });
+        }
+    }
+}
+
+impl BritishSquare {
+    /// Appends the canonical children of placing a piece of the side to
+    /// move on each cell of `cells`, in increasing cell order; `cells` must
+    /// be legal cells of `s`.
+    #[inline]
+    pub fn children_in(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+        #[cfg(target_arch = "x86_64")]
+        match self.simd {
+            // SAFETY: `simd` names only code whose features the processor
+            // has.
+            Simd::Avx512 => return unsafe { self.children_in_avx512(s, cells, out) },
+            // SAFETY: as above.
+            Simd::Avx2 => return unsafe { self.children_in_avx2(s, cells, out) },
+            Simd::None => {}
+        }
+        self.children_in_portable(s, cells, out);
+    }
+
+    /// The forced pass of `s` (whose side to move has no legal cell), its
+    /// child canonical.
+    fn pass_edge(&self, s: u64) -> Edge {
+        Edge {
+            mv: Move::PASS,
+            child: self.canonical(s ^ self.side_bit()),
+            reward: 0,
+            again: false,
+        }
+    }
+
+    /// [`BritishSquare::children_in`] without vector instructions.
+    ///
+    /// Most children need no minimum over the 8 candidates: if the parent's
+    /// smallest image differs from every other image at some bit above the
+    /// new piece's bit in that image, adding the piece keeps it smallest.
+    fn children_in_portable(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+        let me = self.to_move(s);
+        let side = s & self.side_bit();
+        let boards = s & !self.side_bit();
+        let imgs = self.sym.images(boards);
+        let (mut min, mut arg) = (imgs[0], 0);
+        for (i, &img) in imgs.iter().enumerate().skip(1) {
+            if img < min {
+                (min, arg) = (img, i);
+            }
+        }
+        let mut legal = cells;
+        // `limit`: the lowest top bit at which another image exceeds the
+        // smallest one (0 when two images are equal: no shortcut then).
+        let mut limit = 64;
+        for (i, &img) in imgs.iter().enumerate() {
+            if i != arg {
+                limit = limit.min(64 - (img ^ min).leading_zeros());
+            }
+        }
+        // A new piece whose image bit is below `fast` keeps `min` smallest.
+        let fast = if limit >= 2 { 1u64 << (limit - 1) } else { 0 };
+        let offset = if me == Player::Second { self.cells } else { 0 };
+        let child_side = side ^ self.side_bit();
+        out.reserve(legal.count_ones() as usize);
+        while legal != 0 {
+            let cell = legal.trailing_zeros();
+            legal &= legal - 1;
+            let bits = self.sym.bit_images(cell + offset);
+            let child = if bits[arg] < fast {
+                min | bits[arg]
+            } else {
+                let mut best = u64::MAX;
+                for (img, bit) in imgs.iter().zip(bits) {
+                    best = best.min(img | bit);
+                }
+                best
+            };
+            out.push(Edge {
+                mv: Move(cell as u16),
+                child: child | child_side,
+                reward: 1,
+                again: false,
+            });
+        }
+    }
+}
+
+/// Buckets by the number of pieces (of either colour) in each orbit of
+/// cells; a placement's class is the orbit of its cell, a forced pass stays
+/// in its bucket.
+impl Bucketed for BritishSquare {
+    fn bucket_scheme(&self) -> BucketScheme {
+        BucketScheme::piece_counts(&self.orbit_sizes)
+    }
+
+    #[inline]
+    fn bucket(&self, s: u64) -> u32 {
+        let occupied = self.x(s) | self.o(s);
+        let b = &self.bucket_bytes;
+        b[0][(occupied & 0xFF) as usize]
+            + b[1][(occupied >> 8 & 0xFF) as usize]
+            + b[2][(occupied >> 16 & 0xFF) as usize]
+            + b[3][(occupied >> 24 & 0xFF) as usize]
+    }
+
+    #[inline]
+    fn move_class(&self, mv: Move) -> Option<usize> {
+        self.orbit.get(usize::from(mv.0)).map(|&o| usize::from(o))
+    }
+
+    #[inline]
+    fn class_counts(&self, s: u64) -> u64 {
+        let legal = self.legal_cells(self.x(s), self.o(s), self.to_move(s));
+        let t = &self.orbit_nibbles;
+        u64::from(
+            t[0][(legal & 0xFF) as usize]
+                + t[1][(legal >> 8 & 0xFF) as usize]
+                + t[2][(legal >> 16 & 0xFF) as usize]
+                + t[3][(legal >> 24 & 0xFF) as usize],
+        )
+    }
+
+    fn same_bucket_children(&self, s: u64, out: &mut Vec<Edge>) {
+        let (x, o) = (self.x(s), self.o(s));
+        let me = self.to_move(s);
+        if self.legal_cells(x, o, me) == 0 && self.legal_cells(x, o, me.opponent()) != 0 {
+            out.push(self.pass_edge(s));
         }
     }
 }
@@ -651,76 +805,16 @@ impl Game for BritishSquare {
     }
 
     /// Canonicalises every child from the parent's 8 images: the image of a
-    /// child under a symmetry is the parent's image plus one mapped bit.
-    ///
-    /// Most children need no minimum over the 8 candidates: if the parent's
-    /// smallest image differs from every other image at some bit above the
-    /// new piece's bit in that image, adding the piece keeps it smallest.
+    /// child under a symmetry is the parent's image plus one mapped bit
+    /// ([`BritishSquare::children_in`]).
     fn canonical_children(&self, s: u64, out: &mut Vec<Edge>) {
-        #[cfg(target_arch = "x86_64")]
-        match self.simd {
-            // SAFETY: `simd` names only code whose features the processor
-            // has.
-            Simd::Avx512 => return unsafe { self.canonical_children_avx512(s, out) },
-            // SAFETY: as above.
-            Simd::Avx2 => return unsafe { self.canonical_children_avx2(s, out) },
-            Simd::None => {}
-        }
         let (x, o) = (self.x(s), self.o(s));
         let me = self.to_move(s);
-        let side = s & self.side_bit();
-        let boards = s & !self.side_bit();
-        let imgs = self.sym.images(boards);
-        let (mut min, mut arg) = (imgs[0], 0);
-        for (i, &img) in imgs.iter().enumerate().skip(1) {
-            if img < min {
-                (min, arg) = (img, i);
-            }
-        }
-        let mut legal = self.legal_cells(x, o, me);
-        if legal == 0 {
-            if self.legal_cells(x, o, me.opponent()) != 0 {
-                out.push(Edge {
-                    mv: Move::PASS,
-                    child: min | (side ^ self.side_bit()),
-                    reward: 0,
-                    again: false,
-                });
-            }
-            return;
-        }
-        // `limit`: the lowest top bit at which another image exceeds the
-        // smallest one (0 when two images are equal: no shortcut then).
-        let mut limit = 64;
-        for (i, &img) in imgs.iter().enumerate() {
-            if i != arg {
-                limit = limit.min(64 - (img ^ min).leading_zeros());
-            }
-        }
-        // A new piece whose image bit is below `fast` keeps `min` smallest.
-        let fast = if limit >= 2 { 1u64 << (limit - 1) } else { 0 };
-        let offset = if me == Player::Second { self.cells } else { 0 };
-        let child_side = side ^ self.side_bit();
-        out.reserve(legal.count_ones() as usize);
-        while legal != 0 {
-            let cell = legal.trailing_zeros();
-            legal &= legal - 1;
-            let bits = self.sym.bit_images(cell + offset);
-            let child = if bits[arg] < fast {
-                min | bits[arg]
-            } else {
-                let mut best = u64::MAX;
-                for (img, bit) in imgs.iter().zip(bits) {
-                    best = best.min(img | bit);
-                }
-                best
-            };
-            out.push(Edge {
-                mv: Move(cell as u16),
-                child: child | child_side,
-                reward: 1,
-                again: false,
-            });
+        let legal = self.legal_cells(x, o, me);
+        if legal != 0 {
+            self.children_in(s, legal, out);
+        } else if self.legal_cells(x, o, me.opponent()) != 0 {
+            out.push(self.pass_edge(s));
         }
     }
 

@@ -7,12 +7,15 @@
 //! which lets the solver work layer by layer).
 
 pub mod british_square;
+pub mod buckets;
 pub mod connect_four;
 pub mod dandelions;
 pub mod dots_and_boxes;
 pub mod square;
 
 use std::fmt;
+
+pub use buckets::{BucketScheme, Bucketed, MAX_CLASSES, NO_BUCKET};
 
 /// One of the two players. `First` moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -40,7 +40,7 @@ fn from_preference(p: i64) -> Value {
 
 /// The preference of a move of kind `(reward, again)` to a child worth `c`.
 #[inline(always)]
-fn through(reward: i8, again: bool, c: Cell) -> i64 {
+pub(super) fn through(reward: i8, again: bool, c: Cell) -> i64 {
     let child = c.value();
     let net = i32::from(reward) + if again { child.net } else { -child.net };
     preference(Value {
@@ -52,7 +52,7 @@ fn through(reward: i8, again: bool, c: Cell) -> i64 {
 /// The value of the best of moves with preferences folded into `best` (the
 /// end of the game when there was none).
 #[inline(always)]
-fn best_value(best: i64) -> Value {
+pub(super) fn best_value(best: i64) -> Value {
     if best == i64::MIN {
         Value::TERMINAL
     } else {
@@ -177,7 +177,7 @@ struct Preferences<'a> {
 
 /// The kind of an edge: the reward of its move, and whether the mover moves
 /// again.
-type Kind = (i8, bool);
+pub(super) type Kind = (i8, bool);
 
 impl<'a> Preferences<'a> {
     fn new(palette: &'a [Cell]) -> Preferences<'a> {

@@ -1,6 +1,7 @@
 //! The solvers: the layered retrograde solver for games stored sorted
-//! ([`solve`]), and the dense one for games whose key is a dense index
-//! ([`dense`]).
+//! ([`solve`]), its bucketed form for games whose states split into small
+//! buckets ([`bucketed`], British Square), and the dense one for games whose
+//! key is a dense index ([`dense`]).
 //!
 //! Every move leads to the same layer or a later one (British Square: a
 //! placement adds a piece, a pass keeps the pieces). So the layered solver
@@ -22,6 +23,7 @@
 
 mod backward;
 pub mod book;
+pub mod bucketed;
 pub mod dense;
 mod edges;
 mod forward;
@@ -118,6 +120,15 @@ pub enum SolveError {
     TooLarge {
         /// Why, and what to do instead.
         reason: String,
+    },
+    /// A bucketed game's state breaks its bucket scheme
+    /// ([`crate::game::Bucketed`]).
+    #[error("state {state:#x} breaks the game's bucket scheme: {reason}")]
+    BucketContract {
+        /// The state.
+        state: u64,
+        /// What is wrong.
+        reason: &'static str,
     },
     /// The table could not be allocated.
     #[error("cannot allocate {bytes} bytes for the table: {error}")]

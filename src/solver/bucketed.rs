@@ -1,0 +1,793 @@
+//! The bucketed solver: the layered retrograde solver of [`super::solve`]
+//! for games whose states split into small buckets ([`Bucketed`]), working
+//! one bucket at a time so that the tables it probes stay in cache.
+//!
+//! Layer `k + 1` is built from layer `k` in two parallel steps:
+//!
+//! 1. *expand*, per bucket of layer `k`: generate the canonical children of
+//!    its states, sorted by class; the children of one class all lie in one
+//!    bucket of layer `k + 1`. Each state's number of children of each class
+//!    is kept for the backward pass.
+//! 2. *name*, per bucket of layer `k + 1`: insert the children of every
+//!    (bucket, class) that leads there into one small hash table, which gives
+//!    each distinct state its local id (its index in the bucket) and each
+//!    edge its child's id; close the bucket under its same-bucket moves
+//!    (forced passes); check every state's bucket and layer.
+//!
+//! The backward pass scores the buckets of a layer in parallel, last layer
+//! first, reading each child's value by local id from its bucket's values,
+//! a small array. The records are then packed and radix-sorted as by the
+//! plain solver; they are identical to its records (a test checks).
+
+use std::cell::RefCell;
+
+use rayon::prelude::*;
+
+use super::backward::{best_value, through, Kind};
+use super::{overflow, prefetch, Cell, Progress, Solution, SolveError};
+use crate::db::layout::RecordLayout;
+use crate::game::{BucketScheme, Bucketed, Edge, MAX_CLASSES, NO_BUCKET};
+use crate::value::Value;
+
+/// The most states a bucket may hold: local ids are `u16`.
+const MAX_BUCKET: usize = 1 << 16;
+
+/// Odd multiplier of the hash (2^64 divided by the golden ratio).
+const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Keys probed ahead of the one being inserted.
+const AHEAD: usize = 16;
+
+/// A move within a bucket.
+#[derive(Clone, Copy)]
+struct SameEdge {
+    parent: u16,
+    child: u16,
+    kind: Kind,
+}
+
+/// One bucket's states and edges.
+#[derive(Default)]
+struct Bucket {
+    /// The states, by local id.
+    keys: Vec<u64>,
+    /// The child ids of the edges into this bucket, visit after visit (a
+    /// visit: the edges of one class from one bucket of the layer before).
+    ids: Vec<u16>,
+    /// The moves within the bucket, grouped by parent.
+    same: Vec<SameEdge>,
+    /// Per class: the kind of its edges, `None` when there are none.
+    kinds: Vec<Option<Kind>>,
+    /// The values, once scored.
+    values: Values,
+}
+
+/// A bucket's values by local id: one-byte codes into a palette when there
+/// are at most 256 distinct values (British Square has fewer than 70).
+#[derive(Default)]
+struct Values {
+    codes: Vec<u8>,
+    palette: Vec<Cell>,
+    /// The values themselves, when they do not fit a palette.
+    plain: Vec<Cell>,
+}
+
+thread_local! {
+    /// Per possible cell: its palette code + 1, or 0 (reset after use).
+    static PALETTE_INDEX: RefCell<Vec<u16>> = RefCell::new(vec![0; 1 << 16]);
+    /// The expand step's buffers.
+    static EXPAND: RefCell<ExpandScratch> = RefCell::default();
+    /// The name step's buffers.
+    static NAME: RefCell<NameScratch> = RefCell::default();
+}
+
+impl Values {
+    fn new(cells: Vec<Cell>) -> Values {
+        PALETTE_INDEX.with(|index| {
+            let index = &mut *index.borrow_mut();
+            let mut palette: Vec<Cell> = Vec::new();
+            let mut codes = Vec::with_capacity(cells.len());
+            let mut fits = true;
+            for &c in &cells {
+                let slot = &mut index[usize::from(c.0)];
+                if *slot == 0 {
+                    if palette.len() == 256 {
+                        fits = false;
+                        break;
+                    }
+                    palette.push(c);
+                    *slot = palette.len() as u16;
+                }
+                codes.push((*slot - 1) as u8);
+            }
+            for c in &palette {
+                index[usize::from(c.0)] = 0;
+            }
+            if fits {
+                Values {
+                    codes,
+                    palette,
+                    plain: Vec::new(),
+                }
+            } else {
+                Values {
+                    plain: cells,
+                    ..Values::default()
+                }
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn get(&self, id: u16) -> Cell {
+        if self.plain.is_empty() {
+            self.palette[usize::from(self.codes[usize::from(id)])]
+        } else {
+            self.plain[usize::from(id)]
+        }
+    }
+}
+
+#[derive(Default)]
+struct ExpandScratch {
+    edges: Vec<Edge>,
+}
+
+/// The class counts of `key` ([`Bucketed::class_counts`]), unpacked.
+#[inline(always)]
+fn unpack(packed: u64, classes: usize) -> impl Iterator<Item = usize> {
+    (0..classes).map(move |c| (packed >> (4 * c) & 15) as usize)
+}
+
+/// Generates the children of the states `keys` of one bucket into `out`,
+/// class after class, where class `c` starts at `at[c]` (and ends at
+/// `at[c + 1]`): [`Bucketed::class_counts`] said how many each class has.
+/// Returns each class's kind of edges.
+#[inline(never)]
+fn expand<G: Bucketed + ?Sized>(
+    game: &G,
+    keys: &[u64],
+    at: &[usize],
+    out: &mut [u64],
+) -> Result<Vec<Option<Kind>>, SolveError> {
+    let classes = at.len() - 1;
+    let mut next = [0usize; MAX_CLASSES];
+    next[..classes].copy_from_slice(&at[..classes]);
+    let mut kinds: Vec<Option<Kind>> = vec![None; classes];
+    EXPAND.with(|scratch| {
+        let s = &mut *scratch.borrow_mut();
+        for &parent in keys {
+            s.edges.clear();
+            game.canonical_children(parent, &mut s.edges);
+            let broken = |reason| SolveError::BucketContract {
+                state: parent,
+                reason,
+            };
+            let mut got = 0u64;
+            for e in &s.edges {
+                // Moves within the bucket were followed when it was named.
+                let Some(c) = game.move_class(e.mv) else {
+                    continue;
+                };
+                if c >= classes {
+                    return Err(broken("a move's class is out of range"));
+                }
+                let kind = (e.reward, e.again);
+                match kinds[c] {
+                    None => kinds[c] = Some(kind),
+                    Some(k) if k != kind => {
+                        return Err(broken("moves of one class differ in reward or turn"))
+                    }
+                    Some(_) => {}
+                }
+                got += 1 << (4 * c);
+                let i = next[c];
+                if i >= at[c + 1] {
+                    return Err(broken("it has more moves of a class than its class counts"));
+                }
+                out[i] = e.child;
+                next[c] = i + 1;
+            }
+            if got != game.class_counts(parent) {
+                return Err(broken("its moves of each class are not its class counts"));
+            }
+        }
+        Ok(kinds)
+    })
+}
+
+/// The name step's table: an insert-only hash set of one bucket's states,
+/// numbering them in order of insertion. Linear probing, at most half full;
+/// a slot holds key + 1 (0 is empty) beside its id. (Lines of 8 slots
+/// compared at once were slower here: most probes end at the first slot.)
+#[derive(Default)]
+struct Probe {
+    slots: Vec<u64>,
+    ids: Vec<u32>,
+    keys: Vec<u64>,
+    bits: u32,
+}
+
+impl Probe {
+    /// Empties the table, sized for about `expected` states.
+    fn reset(&mut self, expected: usize) {
+        let bits = expected
+            .saturating_mul(2)
+            .max(64)
+            .next_power_of_two()
+            .trailing_zeros();
+        self.keys.clear();
+        self.set_bits(bits);
+    }
+
+    fn set_bits(&mut self, bits: u32) {
+        let n = 1usize << bits;
+        if self.slots.len() < n {
+            self.slots = vec![0; n];
+            self.ids = vec![0; n];
+        } else {
+            self.slots[..n].fill(0);
+        }
+        self.bits = bits;
+    }
+
+    #[inline(always)]
+    fn home(&self, key: u64) -> usize {
+        (key.wrapping_mul(MUL) >> (64 - self.bits)) as usize
+    }
+
+    /// Doubles the table, keeping every id.
+    fn grow(&mut self) {
+        let keys = std::mem::take(&mut self.keys);
+        self.set_bits(self.bits + 1);
+        let mask = (1usize << self.bits) - 1;
+        for (id, &key) in keys.iter().enumerate() {
+            let mut at = self.home(key);
+            while self.slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = key + 1;
+            self.ids[at] = id as u32;
+        }
+        self.keys = keys;
+    }
+
+    /// The id of `key`, inserted if new.
+    #[inline(always)]
+    fn insert(&mut self, key: u64) -> u32 {
+        if (self.keys.len() + 1) * 2 > 1 << self.bits {
+            self.grow();
+        }
+        let mask = (1usize << self.bits) - 1;
+        let mut at = self.home(key);
+        let tag = key + 1;
+        loop {
+            let w = self.slots[at];
+            if w == tag {
+                return self.ids[at];
+            }
+            if w == 0 {
+                let id = self.keys.len() as u32;
+                self.slots[at] = tag;
+                self.ids[at] = id;
+                self.keys.push(key);
+                return id;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Inserts every key of `keys`, appending their ids (truncated to 16
+    /// bits: the caller checks the size) to `ids`. The home slots of the
+    /// keys a few places ahead are fetched early: the probes are independent.
+    fn insert_all(&mut self, keys: &[u64], ids: &mut Vec<u16>) {
+        for (i, &key) in keys.iter().enumerate() {
+            if let Some(&ahead) = keys.get(i + AHEAD) {
+                let h = self.home(ahead);
+                prefetch(&self.slots[h]);
+                prefetch(&self.ids[h]);
+            }
+            ids.push(self.insert(key) as u16);
+        }
+    }
+}
+
+#[derive(Default)]
+struct NameScratch {
+    probe: Probe,
+    edges: Vec<Edge>,
+}
+
+/// What naming one bucket produced.
+struct Named {
+    keys: Vec<u64>,
+    ids: Vec<u16>,
+    same: Vec<SameEdge>,
+}
+
+/// Names the states of `bucket`, the children in `sources`: every distinct
+/// one gets a local id, every edge its child's id. Then closes the bucket
+/// under its same-bucket moves and checks every state.
+#[inline(never)]
+fn name<G: Bucketed + ?Sized>(
+    game: &G,
+    scheme: &BucketScheme,
+    bucket: u32,
+    key_bits: u32,
+    sources: &[&[u64]],
+) -> Result<Named, SolveError> {
+    NAME.with(|scratch| {
+        let s = &mut *scratch.borrow_mut();
+        let probes: usize = sources.iter().map(|x| x.len()).sum();
+        // British Square's states have about 5 parents each.
+        s.probe.reset(probes / 4 + 1);
+        let mut ids = Vec::with_capacity(probes);
+        for src in sources {
+            s.probe.insert_all(src, &mut ids);
+        }
+        let layer = scheme.layer(bucket);
+        let mut same = Vec::new();
+        let mut i = 0;
+        while i < s.probe.keys.len() {
+            let key = s.probe.keys[i];
+            let broken = |reason| SolveError::BucketContract { state: key, reason };
+            if i >= MAX_BUCKET {
+                return Err(broken("its bucket holds more than 65,536 states"));
+            }
+            if key.checked_shr(key_bits).unwrap_or(0) != 0 {
+                return Err(SolveError::KeyTooWide {
+                    state: key,
+                    bits: key_bits,
+                });
+            }
+            if game.bucket(key) != bucket {
+                return Err(broken("a move leads elsewhere than its class's bucket"));
+            }
+            if game.layer(key) != layer {
+                return Err(broken("its layer is not its bucket's"));
+            }
+            s.edges.clear();
+            game.same_bucket_children(key, &mut s.edges);
+            for e in &s.edges {
+                let child = s.probe.insert(e.child);
+                same.push(SameEdge {
+                    parent: i as u16,
+                    child: child as u16,
+                    kind: (e.reward, e.again),
+                });
+            }
+            i += 1;
+        }
+        Ok(Named {
+            keys: s.probe.keys.clone(),
+            ids,
+            same,
+        })
+    })
+}
+
+/// The edges of one class of a bucket, as the backward pass reads them.
+struct ClassView<'a> {
+    /// Their child ids.
+    ids: &'a [u16],
+    target: &'a Values,
+    kind: Kind,
+    /// The preference of a move into each palette code.
+    table: [i64; 256],
+}
+
+impl ClassView<'_> {
+    /// The preference of the move into child `id`.
+    #[inline(always)]
+    fn preference(&self, id: u16) -> i64 {
+        if self.target.plain.is_empty() {
+            self.table[usize::from(self.target.codes[usize::from(id)])]
+        } else {
+            through(self.kind.0, self.kind.1, self.target.get(id))
+        }
+    }
+}
+
+thread_local! {
+    /// The score step's buffers: class counts per state, and the state of
+    /// each edge of a class.
+    static SCORE: RefCell<(Vec<u64>, Vec<u16>, Vec<i64>)> = RefCell::default();
+}
+
+/// Scores the states of bucket `b` (layer `k`), whose children in the next
+/// layer are scored.
+#[inline(never)]
+fn score<G: Bucketed + ?Sized>(
+    game: &G,
+    buckets: &[Bucket],
+    scheme: &BucketScheme,
+    visit_at: &[u32],
+    b: u32,
+    k: usize,
+    layout: &RecordLayout,
+) -> Result<Values, SolveError> {
+    let bucket = &buckets[b as usize];
+    let classes = scheme.classes();
+    let n = bucket.keys.len();
+    let mut best = vec![i64::MIN; n];
+    SCORE.with(|scratch| {
+        let (packed, parents, class_best) = &mut *scratch.borrow_mut();
+        packed.clear();
+        packed.extend(bucket.keys.iter().map(|&key| game.class_counts(key)));
+        for (c, kind) in bucket.kinds.iter().enumerate() {
+            let Some(kind) = *kind else {
+                continue;
+            };
+            let target = &buckets[scheme.next(b, c) as usize];
+            let mut table = [i64::MIN; 256];
+            for (t, &v) in table.iter_mut().zip(&target.values.palette) {
+                *t = through(kind.0, kind.1, v);
+            }
+            // The state of each edge, without a branch per state: write 8
+            // copies (no state has more than 15 edges of a class; the
+            // rest are overwritten), move on by its count.
+            let mut len = 0;
+            for (i, &p) in packed.iter().enumerate() {
+                if parents.len() < len + 16 {
+                    parents.resize(2 * parents.len() + 16, 0);
+                }
+                let m = (p >> (4 * c) & 15) as usize;
+                parents[len..len + 16].copy_from_slice(&[i as u16; 16]);
+                len += m;
+            }
+            let at = visit_at[b as usize * classes + c] as usize;
+            let view = ClassView {
+                ids: &target.ids[at..at + len],
+                target: &target.values,
+                kind,
+                table,
+            };
+            // The best edge of each state, in one pass without branches:
+            // the edges of a state are in a row, so a running maximum that
+            // restarts at each new state, stored after every edge, leaves
+            // each state's best in `class_best` (`expand` checked the
+            // counts, so every state index is in range).
+            class_best.clear();
+            class_best.resize(n, i64::MIN);
+            let mut running = i64::MIN;
+            let mut prev = u16::MAX;
+            for (&parent, &id) in parents[..len].iter().zip(view.ids) {
+                let v = view.preference(id);
+                let base = if parent == prev { running } else { i64::MIN };
+                running = base.max(v);
+                prev = parent;
+                class_best[usize::from(parent)] = running;
+            }
+            for (b, &c) in best.iter_mut().zip(class_best.iter()) {
+                *b = (*b).max(c);
+            }
+        }
+    });
+    let n = best.len();
+    let mut cells = vec![Cell::UNSET; n];
+    let mut waits = vec![false; n];
+    for e in &bucket.same {
+        waits[usize::from(e.parent)] = true;
+    }
+    for ((cell, &best), &wait) in cells.iter_mut().zip(&best).zip(&waits) {
+        if !wait {
+            *cell = Cell::new(best_value(best), layout)?;
+        }
+    }
+    // The parents of moves within the bucket, in rounds: each scores those
+    // whose children are all scored.
+    let mut pending: Vec<&[SameEdge]> = bucket.same.chunk_by(|a, b| a.parent == b.parent).collect();
+    while !pending.is_empty() {
+        let mut still = Vec::new();
+        for &edges in &pending {
+            let parent = usize::from(edges[0].parent);
+            let mut b = best[parent];
+            let mut ready = true;
+            for e in edges {
+                let child = cells[usize::from(e.child)];
+                if child == Cell::UNSET {
+                    ready = false;
+                    break;
+                }
+                b = b.max(through(e.kind.0, e.kind.1, child));
+            }
+            if ready {
+                cells[parent] = Cell::new(best_value(b), layout)?;
+            } else {
+                still.push(edges);
+            }
+        }
+        if still.len() == pending.len() {
+            return Err(SolveError::SameLayerCycle { layer: k });
+        }
+        pending = still;
+    }
+    Ok(Values::new(cells))
+}
+
+/// Packs every state with its value into a record and sorts the records:
+/// scattered by their top 16 key bits into place, then each group sorted
+/// alone. One array, no second one for a radix sort to copy into.
+fn pack_sorted(
+    buckets: Vec<Bucket>,
+    order: &[u32],
+    total: usize,
+    layout: &RecordLayout,
+    key_bits: u32,
+) -> Result<Vec<u64>, SolveError> {
+    const TOP: u32 = 16;
+    let shift = key_bits.saturating_sub(TOP);
+    let groups = 1usize << key_bits.min(TOP);
+    let mut at = vec![0usize; groups + 1];
+    for &b in order {
+        for &key in &buckets[b as usize].keys {
+            at[(key >> shift) as usize + 1] += 1;
+        }
+    }
+    for g in 0..groups {
+        at[g + 1] += at[g];
+    }
+    let mut records: Vec<u64> = Vec::with_capacity(total);
+    super::advise_huge_pages(&records);
+    records.resize(total, 0);
+    let mut next = at.clone();
+    for &b in order {
+        let bucket = &buckets[b as usize];
+        for (id, &key) in bucket.keys.iter().enumerate() {
+            let slot = &mut next[(key >> shift) as usize];
+            records[*slot] = layout.pack(key, bucket.values.get(id as u16).value())?;
+            *slot += 1;
+        }
+    }
+    drop(buckets);
+    let mut parts = Vec::with_capacity(groups);
+    let mut rest: &mut [u64] = &mut records;
+    for g in 0..groups {
+        let (head, tail) = rest.split_at_mut(at[g + 1] - at[g]);
+        parts.push(head);
+        rest = tail;
+    }
+    parts.into_par_iter().for_each(|p| p.sort_unstable());
+    Ok(records)
+}
+
+/// Solves a bucketed game completely. The records are those
+/// [`super::solve`] gives.
+pub fn solve<G: Bucketed + ?Sized>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<Solution, SolveError> {
+    let layout = RecordLayout::for_game(game.descriptor());
+    if !layout.is_well_formed() {
+        return Err(overflow(Value::TERMINAL, &layout));
+    }
+    let key_bits = game.descriptor().key_bits;
+    let scheme = game.bucket_scheme();
+    let classes = scheme.classes();
+    let layers = game.layer_count();
+    // Per bucket: the (bucket, class) pairs that lead to it.
+    let mut incoming: Vec<Vec<(u32, usize)>> = vec![Vec::new(); scheme.count()];
+    for b in 0..scheme.count() as u32 {
+        for c in 0..classes {
+            let t = scheme.next(b, c);
+            if t != NO_BUCKET {
+                incoming[t as usize].push((b, c));
+            }
+        }
+    }
+    let mut buckets: Vec<Bucket> = (0..scheme.count()).map(|_| Bucket::default()).collect();
+    // Per bucket and class: where its visit starts in the target's ids.
+    let mut visit_at = vec![0u32; scheme.count() * classes];
+    let mut by_layer: Vec<Vec<u32>> = vec![Vec::new(); layers];
+
+    progress.start_phase("enumerate", layers as u64);
+    let start = game.canonical(game.start());
+    let first = game.bucket(start);
+    if first as usize >= scheme.count() {
+        return Err(SolveError::BucketContract {
+            state: start,
+            reason: "its bucket is out of range",
+        });
+    }
+    let k0 = scheme.layer(first);
+    if k0 >= layers {
+        return Err(SolveError::LayerRange {
+            state: start,
+            layer: k0,
+            count: layers,
+        });
+    }
+    let named = name(game, &scheme, first, key_bits, &[&[start]])?;
+    buckets[first as usize].keys = named.keys;
+    buckets[first as usize].same = named.same;
+    by_layer[k0].push(first);
+    if classes > MAX_CLASSES {
+        return Err(SolveError::BucketContract {
+            state: start,
+            reason: "its game's scheme has more than 16 classes",
+        });
+    }
+    // Per bucket: where the children of the layer being expanded start, by
+    // class (`classes + 1` entries), as an index into `at`.
+    let mut row = vec![u32::MAX; scheme.count()];
+    // The children of the layer being expanded, bucket by bucket, class by
+    // class; the buffer serves every layer.
+    let mut children: Vec<u64> = Vec::new();
+    for k in 0..layers {
+        let sources = std::mem::take(&mut by_layer[k]);
+        // Where each bucket's children of each class go.
+        let counts: Vec<[usize; MAX_CLASSES]> = sources
+            .par_iter()
+            .map(|&b| {
+                let mut n = [0usize; MAX_CLASSES];
+                for &key in &buckets[b as usize].keys {
+                    for (n, m) in n.iter_mut().zip(unpack(game.class_counts(key), classes)) {
+                        *n += m;
+                    }
+                }
+                n
+            })
+            .collect();
+        let mut at = Vec::with_capacity(sources.len() * (classes + 1) + 1);
+        let mut total = 0;
+        for (i, (&b, n)) in sources.iter().zip(&counts).enumerate() {
+            row[b as usize] = (i * (classes + 1)) as u32;
+            for &n in &n[..classes] {
+                at.push(total);
+                total += n;
+            }
+            at.push(total);
+        }
+        children.clear();
+        children.resize(total, 0);
+        let mut outs = Vec::with_capacity(sources.len());
+        let mut rest: &mut [u64] = &mut children;
+        for i in 0..sources.len() {
+            let row = &at[i * (classes + 1)..(i + 1) * (classes + 1)];
+            let (head, tail) = rest.split_at_mut(row[classes] - row[0]);
+            outs.push(head);
+            rest = tail;
+        }
+        let kinds: Vec<Vec<Option<Kind>>> = sources
+            .par_iter()
+            .zip(outs)
+            .enumerate()
+            .map(|(i, (&b, out))| {
+                let row = &at[i * (classes + 1)..(i + 1) * (classes + 1)];
+                let local: Vec<usize> = row.iter().map(|&a| a - row[0]).collect();
+                expand(game, &buckets[b as usize].keys, &local, out)
+            })
+            .collect::<Result<_, _>>()?;
+        // The children of bucket `b`'s class `c`.
+        let class = |b: u32, c: usize| -> &[u64] {
+            let r = row[b as usize];
+            if r == u32::MAX {
+                return &[];
+            }
+            let i = r as usize + c;
+            &children[at[i]..at[i + 1]]
+        };
+        let mut targets = Vec::new();
+        for &b in &sources {
+            for c in 0..classes {
+                if let Some(&child) = class(b, c).first() {
+                    let t = scheme.next(b, c);
+                    if t == NO_BUCKET {
+                        return Err(SolveError::BucketContract {
+                            state: child,
+                            reason: "its move's class leads nowhere from its parent's bucket",
+                        });
+                    }
+                    if scheme.layer(t) != k + 1 {
+                        return Err(SolveError::BucketContract {
+                            state: child,
+                            reason: "its move's class leads to a bucket not in the next layer",
+                        });
+                    }
+                    targets.push(t);
+                }
+            }
+        }
+        targets.sort_unstable();
+        targets.dedup();
+        // The visits into each target, in a fixed order.
+        let visits: Vec<Vec<(u32, usize)>> = targets
+            .iter()
+            .map(|&t| {
+                incoming[t as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&(b, c)| !class(b, c).is_empty())
+                    .collect()
+            })
+            .collect();
+        let named: Vec<Named> = targets
+            .par_iter()
+            .zip(&visits)
+            .map(|(&t, visits)| {
+                let slices: Vec<&[u64]> = visits.iter().map(|&(b, c)| class(b, c)).collect();
+                name(game, &scheme, t, key_bits, &slices)
+            })
+            .collect::<Result<_, _>>()?;
+        for (&t, (named, visits)) in targets.iter().zip(named.into_iter().zip(&visits)) {
+            let mut offset = 0usize;
+            for &(b, c) in visits {
+                visit_at[b as usize * classes + c] = offset as u32;
+                offset += class(b, c).len();
+            }
+            let bucket = &mut buckets[t as usize];
+            bucket.keys = named.keys;
+            bucket.ids = named.ids;
+            bucket.same = named.same;
+        }
+        for (&b, kinds) in sources.iter().zip(kinds) {
+            row[b as usize] = u32::MAX;
+            buckets[b as usize].kinds = kinds;
+        }
+        by_layer[k] = sources;
+        if k + 1 < layers {
+            by_layer[k + 1] = targets;
+        }
+        progress.advance(1);
+    }
+    drop(children);
+    progress.finish_phase();
+
+    progress.start_phase("solve", layers as u64);
+    for k in (0..layers).rev() {
+        let scored: Vec<Values> = by_layer[k]
+            .par_iter()
+            .map(|&b| score(game, &buckets, &scheme, &visit_at, b, k, &layout))
+            .collect::<Result<_, _>>()?;
+        for (&b, values) in by_layer[k].iter().zip(scored) {
+            buckets[b as usize].values = values;
+        }
+        if let Some(next) = by_layer.get(k + 1) {
+            for &t in next {
+                buckets[t as usize].ids = Vec::new();
+            }
+        }
+        progress.advance(1);
+    }
+    progress.finish_phase();
+
+    progress.start_phase("sort", 1);
+    let layer_sizes: Vec<usize> = by_layer
+        .iter()
+        .map(|bs| bs.iter().map(|&b| buckets[b as usize].keys.len()).sum())
+        .collect();
+    let total = layer_sizes.iter().sum();
+    let order: Vec<u32> = by_layer.into_iter().flatten().collect();
+    let records = pack_sorted(buckets, &order, total, &layout, key_bits)?;
+    progress.advance(1);
+    progress.finish_phase();
+    Ok(Solution {
+        records,
+        layout,
+        start,
+        layer_sizes,
+        complete: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::british_square::BritishSquare;
+    use crate::solver::NoProgress;
+
+    #[test]
+    fn gives_the_plain_solvers_records() {
+        for variant in ["3x3", "4x4", "4x4,center-allowed", "5x5", "center-allowed"] {
+            let g = BritishSquare::from_variant(variant).unwrap();
+            let plain = super::super::solve(&g, &NoProgress).unwrap();
+            let bucketed = solve(&g, &NoProgress).unwrap();
+            assert_eq!(bucketed.layer_sizes, plain.layer_sizes, "{variant}");
+            assert_eq!(bucketed.start, plain.start, "{variant}");
+            assert!(
+                bucketed.records == plain.records,
+                "{variant}: records differ"
+            );
+        }
+    }
+}
