@@ -83,7 +83,8 @@ Commands:
   pass             pass, when the rules force it (no legal move)
   undo [N], u      take back the last move (with a computer player: back to
                    your previous turn), or N moves
-  redo [N], r      play again a move taken back
+  redo [N], r      play again what undo took back (with a computer player:
+                   up to your next turn), or N moves
   restart          back to the position the session started from
   go POSITION      start again from POSITION (same notation as `query`)
   pv               the line of perfect play from here
@@ -283,7 +284,10 @@ impl<'a> Session<'a> {
         };
         let who = self.game.player_name(before.to_move);
         let name = self.game.format_move(mv);
-        if !m.best {
+        if mv == Move::PASS {
+            // Only ever forced, so never a mistake.
+            let _ = writeln!(out, "{who} passes (no legal move).");
+        } else if !m.best {
             let _ = writeln!(
                 out,
                 "{who} plays {name}: a mistake (value {} instead of {}).",
@@ -458,12 +462,25 @@ impl<'a> Session<'a> {
     }
 
     fn redo(&mut self, arg: &str, out: &mut String) -> Result<()> {
-        let Some(n) = Self::count(arg, out) else {
+        let Some(mut n) = Self::count(arg, out) else {
             return Ok(());
         };
         if self.redo.is_empty() {
             let _ = writeln!(out, "Nothing to redo.");
             return Ok(());
+        }
+        if arg.is_empty() && self.opts.ai.is_some() && self.opts.ai != Some(AiSide::Both) {
+            // As `undo` takes them back: the human's move and the
+            // computer's replies, up to the human's next turn.
+            let len = self.redo.len();
+            n = 0;
+            while n < len {
+                let s = &self.redo[len - 1 - n];
+                if n > 0 && !self.is_ai(s.before.to_move) {
+                    break;
+                }
+                n += 1;
+            }
         }
         let n = n.min(self.redo.len());
         for _ in 0..n {

@@ -229,7 +229,10 @@ fn pass_only_when_forced() {
         out.contains("X cannot pass: a player may only pass when they have no legal move."),
         "{out}"
     );
-    assert!(out.contains(&format!("{who} plays pass")), "{out}");
+    assert!(
+        out.contains(&format!("{who} passes (no legal move).")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -267,4 +270,16 @@ fn dots_and_boxes_scores_follow_the_boxes() {
     assert_eq!(final_score(&out), a.value.net, "{out}");
     assert!(out.contains("A played perfectly"), "{out}");
     assert!(predicate::str::contains("B plays").eval(&out), "{out}");
+}
+
+#[test]
+fn against_the_computer_redo_replays_its_reply_as_undo_took_it_back() {
+    let db = db("bsq4");
+    let out = play(&db, &["--ai", "O"], "0\nundo\nredo\nhistory\n");
+    assert!(out.contains("Took back 2 moves."), "{out}");
+    assert!(out.contains("Replayed 2 moves."), "{out}");
+    // X to move again after the replay, not the computer's side.
+    let after = &out[out.rfind("Replayed").unwrap()..];
+    assert!(after.contains("To move:    X"), "{after}");
+    assert!(after.contains("  2. O "), "{after}");
 }
