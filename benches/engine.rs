@@ -12,7 +12,7 @@ use std::time::Duration;
 use boardsolve::game::british_square::BritishSquare;
 use boardsolve::game::dots_and_boxes::DotsAndBoxes;
 use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::{solve, NoProgress};
+use boardsolve::solver::{bucketed, solve, NoProgress};
 use boardsolve::{analyze, Database, Game};
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -45,7 +45,7 @@ fn positions(game: &BritishSquare, count: usize) -> Vec<u64> {
 fn database(game: &BritishSquare) -> Database {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bsq.db");
     if Database::open(&path).is_err() {
-        let sol = solve(game, &NoProgress).expect("solve");
+        let sol = bucketed::solve(game, &NoProgress).expect("solve");
         boardsolve::db::write_database(&path, game.descriptor(), &sol).expect("write bsq.db");
     }
     Database::open(&path).expect("open bsq.db")
@@ -109,8 +109,22 @@ fn canonicalisation(c: &mut Criterion) {
 fn solving(c: &mut Criterion) {
     let game = BritishSquare::from_variant("4x4").unwrap();
     c.bench_function("solve/4x4", |b| {
+        b.iter(|| bucketed::solve(&game, &NoProgress).map(|s| s.records.len()))
+    });
+    c.bench_function("solve/4x4 (plain solver)", |b| {
         b.iter(|| solve(&game, &NoProgress).map(|s| s.records.len()))
     });
+    // The whole game in-process (no file): the generator's main work.
+    let game = BritishSquare::from_variant("").unwrap();
+    let mut group = c.benchmark_group("british-square");
+    group.sample_size(10);
+    group.bench_function("solve/5x5", |b| {
+        b.iter(|| bucketed::solve(&game, &NoProgress).map(|s| s.records.len()))
+    });
+    group.bench_function("solve/5x5 (plain solver)", |b| {
+        b.iter(|| solve(&game, &NoProgress).map(|s| s.records.len()))
+    });
+    group.finish();
     // The dense table of Dots and Boxes 3x3: 2^24 keys, every one solved.
     let dab = DotsAndBoxes::from_variant("3x3").unwrap();
     let mut group = c.benchmark_group("dots-and-boxes");
