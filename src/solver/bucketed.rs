@@ -51,9 +51,10 @@ struct SameEdge {
 struct Bucket {
     /// The states, by local id.
     keys: Vec<u64>,
-    /// The child ids of the edges into this bucket, visit after visit (a
-    /// visit: the edges of one class from one bucket of the layer before).
-    ids: Vec<u16>,
+    /// Where the child ids of the edges into this bucket start in the
+    /// solve's id arena: visit after visit (a visit: the edges of one class
+    /// from one bucket of the layer before).
+    ids_at: usize,
     /// The moves within the bucket, grouped by parent.
     same: Vec<SameEdge>,
     /// Per class: the kind of its edges, `None` when there are none.
@@ -277,17 +278,17 @@ impl Probe {
         }
     }
 
-    /// Inserts every key of `keys`, appending their ids (truncated to 16
-    /// bits: the caller checks the size) to `ids`. The home slots of the
+    /// Inserts every key of `keys`, writing their ids (truncated to 16
+    /// bits: the caller checks the size) to `ids`, as long. The home slots of the
     /// keys a few places ahead are fetched early: the probes are independent.
-    fn insert_all(&mut self, keys: &[u64], ids: &mut Vec<u16>) {
-        for (i, &key) in keys.iter().enumerate() {
+    fn insert_all(&mut self, keys: &[u64], ids: &mut [u16]) {
+        for (i, (&key, id)) in keys.iter().zip(ids).enumerate() {
             if let Some(&ahead) = keys.get(i + AHEAD) {
                 let h = self.home(ahead);
                 prefetch(&self.slots[h]);
                 prefetch(&self.ids[h]);
             }
-            ids.push(self.insert(key) as u16);
+            *id = self.insert(key) as u16;
         }
     }
 }
@@ -301,13 +302,13 @@ struct NameScratch {
 /// What naming one bucket produced.
 struct Named {
     keys: Vec<u64>,
-    ids: Vec<u16>,
     same: Vec<SameEdge>,
 }
 
 /// Names the states of `bucket`, the children in `sources`: every distinct
-/// one gets a local id, every edge its child's id. Then closes the bucket
-/// under its same-bucket moves and checks every state.
+/// one gets a local id, every edge its child's id, written to `ids` (as
+/// long as the sources together). Then closes the bucket under its
+/// same-bucket moves and checks every state.
 #[inline(never)]
 fn name<G: Bucketed + ?Sized>(
     game: &G,
@@ -315,15 +316,17 @@ fn name<G: Bucketed + ?Sized>(
     bucket: u32,
     key_bits: u32,
     sources: &[&[u64]],
+    ids: &mut [u16],
 ) -> Result<Named, SolveError> {
     NAME.with(|scratch| {
         let s = &mut *scratch.borrow_mut();
-        let probes: usize = sources.iter().map(|x| x.len()).sum();
         // British Square's states have about 5 parents each.
-        s.probe.reset(probes / 4 + 1);
-        let mut ids = Vec::with_capacity(probes);
+        s.probe.reset(ids.len() / 4 + 1);
+        let mut rest = ids;
         for src in sources {
-            s.probe.insert_all(src, &mut ids);
+            let (head, tail) = rest.split_at_mut(src.len());
+            s.probe.insert_all(src, head);
+            rest = tail;
         }
         let layer = scheme.layer(bucket);
         let mut same = Vec::new();
@@ -360,7 +363,6 @@ fn name<G: Bucketed + ?Sized>(
         }
         Ok(Named {
             keys: s.probe.keys.clone(),
-            ids,
             same,
         })
     })
@@ -397,9 +399,11 @@ thread_local! {
 /// Scores the states of bucket `b` (layer `k`), whose children in the next
 /// layer are scored.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn score<G: Bucketed + ?Sized>(
     game: &G,
     buckets: &[Bucket],
+    ids: &[u16],
     scheme: &BucketScheme,
     visit_at: &[u32],
     b: u32,
@@ -437,7 +441,7 @@ fn score<G: Bucketed + ?Sized>(
             }
             let at = visit_at[b as usize * classes + c] as usize;
             let view = ClassView {
-                ids: &target.ids[at..at + len],
+                ids: &ids[target.ids_at + at..target.ids_at + at + len],
                 target: &target.values,
                 kind,
                 table,
@@ -505,12 +509,14 @@ fn score<G: Bucketed + ?Sized>(
     Ok(Values::new(cells))
 }
 
-/// Packs every state with its value into a record and sorts the records:
-/// scattered by their top 16 key bits into place, then each group sorted
-/// alone. One array, no second one for a radix sort to copy into.
+/// Packs every state with its value into a record and sorts the records
+/// into `records` (whose old contents are overwritten): scattered by their
+/// top 16 key bits into place, then each group sorted alone. One array, no
+/// second one for a radix sort to copy into.
 fn pack_sorted(
     buckets: Vec<Bucket>,
     order: &[u32],
+    mut records: Vec<u64>,
     total: usize,
     layout: &RecordLayout,
     key_bits: u32,
@@ -527,8 +533,11 @@ fn pack_sorted(
     for g in 0..groups {
         at[g + 1] += at[g];
     }
-    let mut records: Vec<u64> = Vec::with_capacity(total);
-    super::advise_huge_pages(&records);
+    // Every slot is written below: what `records` held does not matter.
+    if total > records.capacity() {
+        records.reserve_exact(total - records.len());
+        super::advise_huge_pages(&records);
+    }
     records.resize(total, 0);
     let mut next = at.clone();
     for &b in order {
@@ -549,6 +558,14 @@ fn pack_sorted(
     }
     parts.into_par_iter().for_each(|p| p.sort_unstable());
     Ok(records)
+}
+
+/// The capacity for a growing buffer of `u64`s that needs `need`: at
+/// least 48 MiB, so that the allocator maps it apart and grows it by
+/// remapping, never by copying it or by leaving a paged-in old copy in the
+/// heap (pages never written cost nothing).
+fn grown(need: usize, capacity: usize) -> usize {
+    need.max(2 * capacity).max(6 << 20)
 }
 
 /// Solves a bucketed game completely. The records are those
@@ -597,7 +614,7 @@ pub fn solve<G: Bucketed + ?Sized>(
             count: layers,
         });
     }
-    let named = name(game, &scheme, first, key_bits, &[&[start]])?;
+    let named = name(game, &scheme, first, key_bits, &[&[start]], &mut [0])?;
     buckets[first as usize].keys = named.keys;
     buckets[first as usize].same = named.same;
     by_layer[k0].push(first);
@@ -613,6 +630,11 @@ pub fn solve<G: Bucketed + ?Sized>(
     // The children of the layer being expanded, bucket by bucket, class by
     // class; the buffer serves every layer.
     let mut children: Vec<u64> = Vec::new();
+    // The child ids of every edge, bucket by bucket, 2 bytes each, in an
+    // array of words: once the values are known, its memory (already paged
+    // in, larger than the records) becomes the records' array.
+    let mut arena: Vec<u64> = Vec::new();
+    let mut ids_len = 0usize;
     for k in 0..layers {
         let sources = std::mem::take(&mut by_layer[k]);
         // Where each bucket's children of each class go.
@@ -639,6 +661,9 @@ pub fn solve<G: Bucketed + ?Sized>(
             at.push(total);
         }
         children.clear();
+        if total > children.capacity() {
+            children.reserve(grown(total, children.capacity()));
+        }
         children.resize(total, 0);
         let mut outs = Vec::with_capacity(sources.len());
         let mut rest: &mut [u64] = &mut children;
@@ -701,23 +726,46 @@ pub fn solve<G: Bucketed + ?Sized>(
                     .collect()
             })
             .collect();
-        let named: Vec<Named> = targets
-            .par_iter()
-            .zip(&visits)
-            .map(|(&t, visits)| {
-                let slices: Vec<&[u64]> = visits.iter().map(|&(b, c)| class(b, c)).collect();
-                name(game, &scheme, t, key_bits, &slices)
-            })
-            .collect::<Result<_, _>>()?;
-        for (&t, (named, visits)) in targets.iter().zip(named.into_iter().zip(&visits)) {
+        // Each target's share of the arena.
+        let mut starts = Vec::with_capacity(targets.len());
+        let mut end = ids_len;
+        for (&t, visits) in targets.iter().zip(&visits) {
+            starts.push(end);
             let mut offset = 0usize;
             for &(b, c) in visits {
                 visit_at[b as usize * classes + c] = offset as u32;
                 offset += class(b, c).len();
             }
+            buckets[t as usize].ids_at = end;
+            end += offset;
+        }
+        let words = end.div_ceil(4);
+        if words > arena.capacity() {
+            arena.reserve(grown(words, arena.capacity()) - arena.len());
+            super::advise_huge_pages(&arena);
+        }
+        arena.resize(words, 0);
+        let mut outs = Vec::with_capacity(targets.len());
+        let mut rest = &mut bytemuck::cast_slice_mut::<u64, u16>(&mut arena)[ids_len..end];
+        for (i, &at) in starts.iter().enumerate() {
+            let next = starts.get(i + 1).copied().unwrap_or(end);
+            let (head, tail) = rest.split_at_mut(next - at);
+            outs.push(head);
+            rest = tail;
+        }
+        ids_len = end;
+        let named: Vec<Named> = targets
+            .par_iter()
+            .zip(&visits)
+            .zip(outs)
+            .map(|((&t, visits), ids)| {
+                let slices: Vec<&[u64]> = visits.iter().map(|&(b, c)| class(b, c)).collect();
+                name(game, &scheme, t, key_bits, &slices, ids)
+            })
+            .collect::<Result<_, _>>()?;
+        for (&t, named) in targets.iter().zip(named) {
             let bucket = &mut buckets[t as usize];
             bucket.keys = named.keys;
-            bucket.ids = named.ids;
             bucket.same = named.same;
         }
         for (&b, kinds) in sources.iter().zip(kinds) {
@@ -734,18 +782,14 @@ pub fn solve<G: Bucketed + ?Sized>(
     progress.finish_phase();
 
     progress.start_phase("solve", layers as u64);
+    let ids: &[u16] = &bytemuck::cast_slice(&arena)[..ids_len];
     for k in (0..layers).rev() {
         let scored: Vec<Values> = by_layer[k]
             .par_iter()
-            .map(|&b| score(game, &buckets, &scheme, &visit_at, b, k, &layout))
+            .map(|&b| score(game, &buckets, ids, &scheme, &visit_at, b, k, &layout))
             .collect::<Result<_, _>>()?;
         for (&b, values) in by_layer[k].iter().zip(scored) {
             buckets[b as usize].values = values;
-        }
-        if let Some(next) = by_layer.get(k + 1) {
-            for &t in next {
-                buckets[t as usize].ids = Vec::new();
-            }
         }
         progress.advance(1);
     }
@@ -758,7 +802,7 @@ pub fn solve<G: Bucketed + ?Sized>(
         .collect();
     let total = layer_sizes.iter().sum();
     let order: Vec<u32> = by_layer.into_iter().flatten().collect();
-    let records = pack_sorted(buckets, &order, total, &layout, key_bits)?;
+    let records = pack_sorted(buckets, &order, arena, total, &layout, key_bits)?;
     progress.advance(1);
     progress.finish_phase();
     Ok(Solution {
