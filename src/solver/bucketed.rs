@@ -427,17 +427,18 @@ fn score<G: Bucketed + ?Sized>(
             for (t, &v) in table.iter_mut().zip(&target.values.palette) {
                 *t = through(kind.0, kind.1, v);
             }
-            // The state of each edge, without a branch per state: write 8
+            // The state of each edge, without a branch per state: write 16
             // copies (no state has more than 15 edges of a class; the
             // rest are overwritten), move on by its count.
+            if parents.len() < 16 * n + 16 {
+                parents.resize(16 * n + 16, 0);
+            }
+            let out: &mut [u16] = parents;
+            let shift = 4 * c;
             let mut len = 0;
             for (i, &p) in packed.iter().enumerate() {
-                if parents.len() < len + 16 {
-                    parents.resize(2 * parents.len() + 16, 0);
-                }
-                let m = (p >> (4 * c) & 15) as usize;
-                parents[len..len + 16].copy_from_slice(&[i as u16; 16]);
-                len += m;
+                out[len..len + 16].copy_from_slice(&[i as u16; 16]);
+                len += (p >> shift & 15) as usize;
             }
             let at = visit_at[b as usize * classes + c] as usize;
             let view = ClassView {
