@@ -819,6 +819,7 @@ pub fn solve<G: Bucketed + ?Sized>(
 mod tests {
     use super::*;
     use crate::game::british_square::BritishSquare;
+    use crate::game::{Game, GameDescriptor, Move, MoveMark, Player, PositionError};
     use crate::solver::NoProgress;
 
     #[test]
@@ -834,5 +835,142 @@ mod tests {
                 "{variant}: records differ"
             );
         }
+    }
+
+    /// How [`Broken`] breaks the bucket contract.
+    #[derive(Clone, Copy, Debug)]
+    enum Lie {
+        /// States with a piece on cell 4 claim another bucket.
+        Bucket,
+        /// States with a piece on cell 4 claim one move too many.
+        Counts,
+        /// Moves to cell 3 claim the class of the centre.
+        Class,
+        /// Moves to cell 3 have another reward.
+        Kind,
+    }
+
+    /// 4x4 British Square with one lie.
+    struct Broken(BritishSquare, Lie);
+
+    impl Game for Broken {
+        fn descriptor(&self) -> &GameDescriptor {
+            self.0.descriptor()
+        }
+        fn start(&self) -> u64 {
+            self.0.start()
+        }
+        fn layer_count(&self) -> usize {
+            self.0.layer_count()
+        }
+        fn layer(&self, s: u64) -> usize {
+            self.0.layer(s)
+        }
+        fn to_move(&self, s: u64) -> Player {
+            self.0.to_move(s)
+        }
+        fn symmetry_count(&self) -> usize {
+            self.0.symmetry_count()
+        }
+        fn transform(&self, s: u64, sym: usize) -> u64 {
+            self.0.transform(s, sym)
+        }
+        fn transform_move(&self, mv: Move, sym: usize) -> Move {
+            self.0.transform_move(mv, sym)
+        }
+        fn canonical(&self, s: u64) -> u64 {
+            self.0.canonical(s)
+        }
+        fn moves(&self, s: u64, out: &mut Vec<Edge>) {
+            self.0.moves(s, out)
+        }
+        fn canonical_children(&self, s: u64, out: &mut Vec<Edge>) {
+            self.0.canonical_children(s, out);
+            if let Lie::Kind = self.1 {
+                for e in out.iter_mut().filter(|e| e.mv == Move(3)) {
+                    e.reward = 2;
+                }
+            }
+        }
+        fn is_valid_key(&self, key: u64) -> bool {
+            self.0.is_valid_key(key)
+        }
+        fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
+            self.0.parse_position(text)
+        }
+        fn format_position(&self, s: u64) -> String {
+            self.0.format_position(s)
+        }
+        fn format_move(&self, mv: Move) -> String {
+            self.0.format_move(mv)
+        }
+        fn parse_move(&self, s: u64, text: &str) -> Result<Move, PositionError> {
+            self.0.parse_move(s, text)
+        }
+        fn player_name(&self, player: Player) -> &'static str {
+            self.0.player_name(player)
+        }
+        fn score(&self, s: u64, net: i32) -> i32 {
+            self.0.score(s, net)
+        }
+        fn score_meaning(&self) -> &'static str {
+            self.0.score_meaning()
+        }
+        fn render(&self, s: u64) -> String {
+            self.0.render(s)
+        }
+        fn render_move_map(
+            &self,
+            s: u64,
+            moves: &[MoveMark],
+            style: &dyn Fn(&MoveMark, &str) -> String,
+        ) -> Option<String> {
+            self.0.render_move_map(s, moves, style)
+        }
+    }
+
+    impl Bucketed for Broken {
+        fn bucket_scheme(&self) -> BucketScheme {
+            self.0.bucket_scheme()
+        }
+        fn bucket(&self, s: u64) -> u32 {
+            let b = self.0.bucket(s);
+            let on_4 = (s | s >> 16) & 1 << 4 != 0;
+            match self.1 {
+                Lie::Bucket if on_4 => b ^ 1,
+                _ => b,
+            }
+        }
+        fn move_class(&self, mv: Move) -> Option<usize> {
+            match self.1 {
+                Lie::Class if mv == Move(3) => self.0.move_class(Move(5)),
+                _ => self.0.move_class(mv),
+            }
+        }
+        fn class_counts(&self, s: u64) -> u64 {
+            let c = self.0.class_counts(s);
+            let on_4 = (s | s >> 16) & 1 << 4 != 0;
+            match self.1 {
+                Lie::Counts if on_4 && c != 0 => c + 1,
+                _ => c,
+            }
+        }
+        fn same_bucket_children(&self, s: u64, out: &mut Vec<Edge>) {
+            self.0.same_bucket_children(s, out)
+        }
+    }
+
+    #[test]
+    fn a_game_that_breaks_its_bucket_scheme_gets_an_error() {
+        for lie in [Lie::Bucket, Lie::Counts, Lie::Class, Lie::Kind] {
+            let g = Broken(BritishSquare::from_variant("4x4").unwrap(), lie);
+            match solve(&g, &NoProgress) {
+                Err(SolveError::BucketContract { .. }) => {}
+                other => panic!("{lie:?}: {:?}", other.map(|s| s.records.len())),
+            }
+        }
+        // The honest game solves.
+        let g = Broken(BritishSquare::from_variant("4x4").unwrap(), Lie::Bucket);
+        assert!(super::super::solve(&g, &NoProgress).is_ok());
     }
 }
