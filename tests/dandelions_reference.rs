@@ -2,8 +2,9 @@
 //! rules (no pruning, no table, no symmetry), the engine's complete solve
 //! of the 4x4 field, symmetry and key properties, and the 5x5 facts.
 
-use boardsolve::game::dandelions::{Dandelions, Field, Geometry, Solver, TURNS};
+use boardsolve::game::dandelions::{Dandelions, Field, Geometry, Solver, ENDGAME_TURNS, TURNS};
 use boardsolve::game::{Edge, Game};
+use boardsolve::solver::book::{build_book, BookOptions};
 use boardsolve::solver::NoProgress;
 use boardsolve::Value;
 use proptest::prelude::*;
@@ -119,6 +120,25 @@ fn late_5x5_positions_agree_with_plain_minimax() {
 }
 
 #[test]
+fn the_endgame_search_agrees_with_plain_minimax_from_turn_9() {
+    // The deepest layer of a 9-turn book has 5 turns left: searched by
+    // `solve_endgame` (one full window, no table).
+    let g = Geometry::new(5);
+    let mut solver = Solver::new(g.clone(), 10);
+    let mut table = Solver::new(g.clone(), 16);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for (turns, count) in [(9, 12), (10, 40), (11, 60), (12, 60), (13, 60)] {
+        assert!(TURNS - turns <= ENDGAME_TURNS);
+        for _ in 0..count {
+            let f = random_state(&g, turns, &mut seed);
+            let exact = reference(&g, f);
+            assert_eq!(solver.solve_endgame(&f), exact, "{f}");
+            assert_eq!(table.solve(&f), exact, "{f}");
+        }
+    }
+}
+
+#[test]
 fn small_fields_agree_with_plain_minimax_from_the_start() {
     // 2x2 from the start, 3x3 from turns 3 and 5, 4x4 from turn 8.
     for (n, turns, count) in [(2, 0, 1), (3, 3, 10), (3, 5, 20), (4, 8, 15)] {
@@ -150,11 +170,44 @@ fn the_complete_4x4_solve_agrees_with_the_solver_everywhere() {
         let f = g.field(key).unwrap();
         let (d, rem) = solver.solve(&f);
         assert_eq!(stored, g.value_of(&f, d, rem), "{}", g.format_position(key));
+        if TURNS - f.turns() <= ENDGAME_TURNS {
+            let (d, rem) = solver.solve_endgame(&f);
+            assert_eq!(stored, g.value_of(&f, d, rem), "{}", g.format_position(key));
+        }
         // A state without moves is exactly a finished one.
         edges.clear();
         g.moves(key, &mut edges);
         assert_eq!(edges.is_empty(), g.geometry().is_over(&f));
     }
+}
+
+#[test]
+fn a_3x3_book_of_9_turns_equals_the_complete_solve() {
+    // The book searches its deepest layer (5 turns left) by the endgame
+    // search and derives the rest by minimax: every value must be the
+    // complete retrograde solve's.
+    let g = Dandelions::from_variant("3x3").unwrap();
+    let full = boardsolve::solver::solve(&g, &NoProgress).unwrap();
+    assert!(full.complete);
+    let mut options = BookOptions::new(9);
+    options.searchers = 2;
+    options.table_bits = 16;
+    let book = build_book(&g, &options, &NoProgress).unwrap();
+    assert_eq!(book.layer_sizes.len(), 10);
+    let keys: Vec<u64> = full.records.iter().map(|&r| full.layout.key(r)).collect();
+    for &r in &book.records {
+        let key = book.layout.key(r);
+        assert!(g.layer(key) <= 9);
+        let i = keys.binary_search(&key).expect("a book state is a state");
+        assert_eq!(
+            book.layout.value(r),
+            full.layout.value(full.records[i]),
+            "{}",
+            g.format_position(key)
+        );
+    }
+    let shallow = keys.iter().filter(|&&k| g.layer(k) <= 9).count();
+    assert_eq!(book.records.len(), shallow);
 }
 
 #[test]

@@ -42,9 +42,10 @@ struct Args {
     #[arg(long, value_name = "SPEC", default_value = "")]
     variant: String,
 
-    /// Connect Four only: write the opening book of every position of at
-    /// most N stones (default 4) instead of a complete solution. An
-    /// interrupted run resumes from OUTPUT.partial-depthN.
+    /// Games with an opening book (Connect Four, Dandelions): write the
+    /// book of every position of at most N moves (default 4) instead of a
+    /// complete solution. An interrupted run resumes from
+    /// OUTPUT.partial-depthN.
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
 
@@ -78,7 +79,7 @@ fn run(args: Args) -> Result<()> {
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
                 format!(
-                    "--depth builds a Connect Four opening book; {} has no book",
+                    "--depth builds an opening book (Connect Four, Dandelions); {} has no book",
                     args.game
                 ),
             )

@@ -64,6 +64,15 @@ pub struct Geometry {
     dir_map: [[u8; 8]; 8],
     /// Powers of three, one per cell.
     pow3: [u64; 25],
+    /// `row_map[s][r][v]`: the image under symmetry `s` of the cells of
+    /// row `r` whose bits (within the row) are `v`.
+    row_map: [[[u32; 32]; 5]; 8],
+    /// `dir_bits[s][dirs]`: the image of a set of directions.
+    dir_bits: [[u8; 256]; 8],
+    /// `row_digits[seeds << n | flowers]`: a row's base-3 value.
+    row_digits: Vec<u16>,
+    /// `row_cells[v]`: the seeds and flowers of a row of base-3 value `v`.
+    row_cells: Vec<(u8, u8)>,
 }
 
 impl Geometry {
@@ -117,6 +126,51 @@ impl Geometry {
             *x = p;
             p *= 3;
         }
+        let side = n as usize;
+        let mut row_map = [[[0u32; 32]; 5]; 8];
+        let mut dir_bits = [[0u8; 256]; 8];
+        for s in 0..8 {
+            for (r, rows) in row_map[s].iter_mut().enumerate().take(side) {
+                for (v, image) in rows.iter_mut().enumerate().take(1 << side) {
+                    for i in 0..side {
+                        if v >> i & 1 != 0 {
+                            *image |= 1 << cell_map[s][r * side + i];
+                        }
+                    }
+                }
+            }
+            for (dirs, image) in dir_bits[s].iter_mut().enumerate() {
+                for (d, &to) in dir_map[s].iter().enumerate() {
+                    if dirs >> d & 1 != 0 {
+                        *image |= 1 << to;
+                    }
+                }
+            }
+        }
+        let mut row_digits = vec![0u16; 1 << (2 * side)];
+        for (i, v) in row_digits.iter_mut().enumerate() {
+            let (seeds, flowers) = (i >> side, i & ((1 << side) - 1));
+            for c in (0..side).rev() {
+                let digit = if flowers >> c & 1 != 0 {
+                    2
+                } else {
+                    seeds >> c & 1
+                };
+                *v = *v * 3 + digit as u16;
+            }
+        }
+        let mut row_cells = vec![(0u8, 0u8); pow3[side] as usize];
+        for (v, cell) in row_cells.iter_mut().enumerate() {
+            let mut x = v;
+            for c in 0..side {
+                match x % 3 {
+                    1 => cell.0 |= 1 << c,
+                    2 => cell.1 |= 1 << c,
+                    _ => {}
+                }
+                x /= 3;
+            }
+        }
         Geometry {
             n,
             cells,
@@ -129,6 +183,10 @@ impl Geometry {
             cell_map,
             dir_map,
             pow3,
+            row_map,
+            dir_bits,
+            row_digits,
+            row_cells,
         }
     }
 
@@ -176,27 +234,22 @@ impl Geometry {
     }
 
     fn map_bits(&self, s: usize, bits: u32) -> u32 {
+        // Row by row, through the table.
+        let (n, mask) = (self.n, (1u32 << self.n) - 1);
+        let rows = &self.row_map[s];
         let mut out = 0;
-        let mut x = bits;
-        while x != 0 {
-            out |= 1 << self.cell_map[s][x.trailing_zeros() as usize];
-            x &= x - 1;
+        for (r, row) in rows.iter().enumerate().take(n as usize) {
+            out |= row[(bits >> (n * r as u32) & mask) as usize];
         }
         out
     }
 
     /// The image of a state under symmetry `s`.
     pub fn transform(&self, f: &Field, s: usize) -> Field {
-        let mut dirs = 0u8;
-        for d in 0..8 {
-            if f.dirs >> d & 1 != 0 {
-                dirs |= 1 << self.dir_map[s][d];
-            }
-        }
         Field {
             seeds: self.map_bits(s, f.seeds),
             flowers: self.map_bits(s, f.flowers),
-            dirs,
+            dirs: self.dir_bits[s][usize::from(f.dirs)],
         }
     }
 
@@ -210,16 +263,14 @@ impl Geometry {
     /// `digit` is 0 for an uncovered cell, 1 for a seed, 2 for a flower and
     /// `B = key_bits - 8` (40 on 5x5). See `format-spec.md`.
     pub fn key(&self, f: &Field) -> u64 {
+        // Row by row, the highest first: each row is n base-3 digits.
+        let (n, mask) = (self.n, (1u32 << self.n) - 1);
+        let (seeds, flowers) = (f.seeds & !f.flowers & self.full, f.flowers & self.full);
+        let base = self.pow3[n as usize];
         let mut k = 0u64;
-        let mut x = f.seeds & !f.flowers;
-        while x != 0 {
-            k += self.pow3[x.trailing_zeros() as usize];
-            x &= x - 1;
-        }
-        let mut x = f.flowers;
-        while x != 0 {
-            k += 2 * self.pow3[x.trailing_zeros() as usize];
-            x &= x - 1;
+        for r in (0..n).rev() {
+            let (sr, fr) = (seeds >> (n * r) & mask, flowers >> (n * r) & mask);
+            k = k * base + u64::from(self.row_digits[(sr << n | fr) as usize]);
         }
         k | u64::from(f.dirs) << (self.key_bits() - 8)
     }
@@ -238,13 +289,12 @@ impl Geometry {
             dirs: (key >> b) as u8,
             ..Field::default()
         };
-        for c in 0..self.cells {
-            match digits % 3 {
-                1 => f.seeds |= 1 << c,
-                2 => f.flowers |= 1 << c,
-                _ => {}
-            }
-            digits /= 3;
+        let (n, base) = (self.n, self.pow3[self.n as usize]);
+        for r in 0..n {
+            let (seeds, flowers) = self.row_cells[(digits % base) as usize];
+            f.seeds |= u32::from(seeds) << (n * r);
+            f.flowers |= u32::from(flowers) << (n * r);
+            digits /= base;
         }
         Some(f)
     }

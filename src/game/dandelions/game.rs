@@ -15,7 +15,7 @@
 //! `D`.
 
 use super::field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
-use super::search::Solver;
+use super::search::{Solver, ENDGAME_TURNS};
 use crate::game::{
     style_padded, Edge, Game, GameDescriptor, Move, MoveMark, Player, PositionError,
 };
@@ -514,7 +514,13 @@ impl BookGame for Dandelions {
 
     fn search(&self, solver: &mut Solver, state: u64) -> Value {
         let f = self.f(state);
-        let (d, rem) = solver.solve(&f);
+        // Late states: one full-window search without the table is faster
+        // than bisection (a 9-turn book's deepest layer has 5 turns left).
+        let (d, rem) = if TURNS - f.turns().min(TURNS) <= ENDGAME_TURNS {
+            solver.solve_endgame(&f)
+        } else {
+            solver.solve(&f)
+        };
         self.value_of(&f, d, rem)
     }
 }

@@ -27,4 +27,4 @@ pub mod search;
 
 pub use field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
 pub use game::{Dandelions, ID, NAME};
-pub use search::{decode, Solver};
+pub use search::{decode, Solver, ENDGAME_TURNS};

@@ -40,12 +40,17 @@ pub struct Solver {
     table: Vec<u64>,
     mask: usize,
     nodes: u64,
+    /// States with at most this many turns left are not stored.
+    shallow: u32,
 }
 
 /// Entries with at most this many turns left are not stored: they are
 /// cheaper to search again than to look up.
 const SHALLOW: u32 = 2;
 const OFFSET: i32 = 1 << 15;
+/// States with at most this many turns left are searched by
+/// [`Solver::solve_endgame`] when a book is built.
+pub const ENDGAME_TURNS: u32 = 5;
 
 impl Solver {
     /// A solver on `geo` with a table of `2^bits` entries (16 bytes each;
@@ -57,6 +62,7 @@ impl Solver {
             table: vec![0; 2usize << bits],
             mask: (1usize << bits) - 1,
             nodes: 0,
+            shallow: SHALLOW,
         }
     }
 
@@ -87,6 +93,22 @@ impl Solver {
             }
         }
         decode(lo)
+    }
+
+    /// The exact outcome and remoteness of a late state by one full-window
+    /// search that stores nothing in the table: for states with few turns
+    /// left (at most [`ENDGAME_TURNS`]), faster than [`Solver::solve`]'s
+    /// bisection, and with the same answer.
+    pub fn solve_endgame(&mut self, f: &Field) -> (i32, u32) {
+        if self.geo.is_over(f) {
+            return (self.geo.final_score(f), 0);
+        }
+        let saved = self.shallow;
+        self.shallow = TURNS;
+        let (lo, hi) = (final_s(-(self.geo.cells() as i32)), final_s(7));
+        let v = self.search(f, lo - 1, hi + 1);
+        self.shallow = saved;
+        decode(v)
     }
 
     /// True when the dandelions win from the state (`D > 0`): one null
@@ -133,6 +155,174 @@ impl Solver {
         self.table[i + 1] = ((lo + OFFSET) as u64) << 16 | (hi + OFFSET) as u64;
     }
 
+    /// The `S` of a state with the dandelions to move and two turns left
+    /// (a flower, then the wind's last gust): exact, or a lower bound
+    /// `>= beta` (fail-soft). `None` when no cell is free (only on fields
+    /// too small to get here).
+    fn last_two(&self, f: &Field, beta: i32) -> Option<i32> {
+        let (gusts, n) = self.gusts(f);
+        self.two(f.covered(), f.flowers, &gusts[..n], beta)
+    }
+
+    /// [`Solver::last_two`] on the coverage and flowers of a state, given
+    /// the wind's gusts left with the seeds each spreads from the flowers
+    /// already planted: in one loop, without child states. The coverage
+    /// after a flower on `q` and a gust `d` is the coverage after `d`
+    /// alone, plus `q` and `q`'s ray along `d`.
+    fn two(&self, covered: u32, flowers: u32, gusts: &[(usize, u32)], beta: i32) -> Option<i32> {
+        let geo = &self.geo;
+        let full = geo.full();
+        let win = final_s(8 - (flowers.count_ones() as i32 + 1));
+        if (full & !covered).count_ones() == 1 {
+            // The last open cell takes the flower: nothing is better.
+            return Some(shrink(win));
+        }
+        // Otherwise the best is a cover by the last gust.
+        let top = shrink(shrink(win));
+        let mut best = None;
+        let mut free = full & !flowers;
+        while free != 0 {
+            let q = free.trailing_zeros() as usize;
+            free &= free - 1;
+            let bit = 1u32 << q;
+            // The wind's best gust: the most gaps left.
+            let mut gaps = 0;
+            for &(d, seeds) in gusts {
+                gaps =
+                    gaps.max((full & !(covered | seeds | bit | geo.ray(d, q))).count_ones() as i32);
+            }
+            let v = if gaps == 0 {
+                top
+            } else {
+                shrink(shrink(final_s(-gaps)))
+            };
+            if best.is_none_or(|b| v > b) {
+                best = Some(v);
+                if v >= top || v >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// The gusts the wind has left, each with the seeds it spreads from
+    /// `flowers`; how many.
+    fn gusts(&self, f: &Field) -> ([(usize, u32); 8], usize) {
+        let mut gusts = [(0usize, 0u32); 8];
+        let mut n = 0;
+        for d in 0..8 {
+            if f.dirs >> d & 1 == 0 {
+                gusts[n] = (d, self.geo.spread(f.flowers, d));
+                n += 1;
+            }
+        }
+        (gusts, n)
+    }
+
+    /// The `S` of a state with the wind to move and three turns left (a
+    /// gust, a flower, the last gust): exact, or an upper bound `<= alpha`
+    /// (fail-soft); `None` on fields too small to get here.
+    fn last_three(&self, f: &Field, alpha: i32, beta: i32) -> Option<i32> {
+        let (gusts, n) = self.gusts(f);
+        self.three(f.covered(), f.flowers, &gusts[..n], alpha, beta)
+    }
+
+    /// [`Solver::last_three`] on the coverage and flowers of a state and
+    /// the gusts left with their seeds (each gust's seeds are spread once
+    /// for the three turns).
+    fn three(
+        &self,
+        covered: u32,
+        flowers: u32,
+        gusts: &[(usize, u32)],
+        alpha: i32,
+        beta: i32,
+    ) -> Option<i32> {
+        let full = self.geo.full();
+        let mut order = [(0u32, 0usize); 8];
+        for (i, &(_, seeds)) in gusts.iter().enumerate() {
+            // Gusts that cover least first.
+            order[i] = ((covered | seeds).count_ones(), i);
+        }
+        let order = &mut order[..gusts.len()];
+        order.sort_unstable();
+        let mut best = i32::MAX;
+        let mut rest = [(0usize, 0u32); 8];
+        for &(_, i) in order.iter() {
+            let after = covered | gusts[i].1;
+            let v = if after == full {
+                final_s(8 - flowers.count_ones() as i32)
+            } else {
+                let mut m = 0;
+                for (j, &g) in gusts.iter().enumerate() {
+                    if j != i {
+                        rest[m] = g;
+                        m += 1;
+                    }
+                }
+                self.two(after, flowers, &rest[..m], beta.min(best) + 1)?
+            };
+            best = best.min(shrink(v));
+            if best <= alpha {
+                break;
+            }
+        }
+        (best != i32::MAX).then_some(best)
+    }
+
+    /// The `S` of a state with the dandelions to move and four turns left:
+    /// exact, or a bound outside the window (fail-soft); `None` on fields
+    /// too small to get here. The seeds of each gust after a flower on `c`
+    /// are the gust's seeds before it plus `c`'s ray.
+    fn last_four(&self, f: &Field, mut alpha: i32, beta: i32) -> Option<i32> {
+        let geo = &self.geo;
+        let full = geo.full();
+        let covered = f.covered();
+        let (gusts, n) = self.gusts(f);
+        let gusts = &gusts[..n];
+        let mut moves = [(0i32, 0usize); 25];
+        let mut m = 0;
+        let mut free = full & !f.flowers;
+        while free != 0 {
+            let c = free.trailing_zeros() as usize;
+            free &= free - 1;
+            // Cells that cover most of what is still open first.
+            let mut gain = if covered >> c & 1 == 0 { 4 } else { 0 };
+            for &(d, _) in gusts {
+                gain += (geo.ray(d, c) & !covered).count_ones() as i32;
+            }
+            moves[m] = (-gain, c);
+            m += 1;
+        }
+        let moves = &mut moves[..m];
+        moves.sort_unstable();
+        let planted = f.flowers.count_ones() as i32 + 1;
+        let mut best = None;
+        let mut child = [(0usize, 0u32); 8];
+        for &(_, c) in moves.iter() {
+            let bit = 1u32 << c;
+            let (cov, flowers) = (covered | bit, f.flowers | bit);
+            let v = if cov == full {
+                final_s(8 - planted)
+            } else {
+                for (k, &(d, seeds)) in gusts.iter().enumerate() {
+                    child[k] = (d, seeds | geo.ray(d, c));
+                }
+                self.three(cov, flowers, &child[..n], alpha - 1, beta + 1)?
+            };
+            let v = shrink(v);
+            if best.is_none_or(|b| v > b) {
+                best = Some(v);
+            }
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
     /// Fail-soft alpha-beta on `S`: a value `<= alpha` is an upper bound, a
     /// value `>= beta` a lower bound, anything between exact.
     fn search(&mut self, f: &Field, mut alpha: i32, mut beta: i32) -> i32 {
@@ -164,7 +354,22 @@ impl Solver {
         if lower >= beta {
             return lower;
         }
-        let stored = TURNS - turn > SHALLOW;
+        if TURNS - turn == 2 && dandelions {
+            if let Some(v) = self.last_two(f, beta) {
+                return v;
+            }
+        }
+        if TURNS - turn == 3 && !dandelions {
+            if let Some(v) = self.last_three(f, alpha, beta) {
+                return v;
+            }
+        }
+        if TURNS - turn == 4 && dandelions {
+            if let Some(v) = self.last_four(f, alpha, beta) {
+                return v;
+            }
+        }
+        let stored = TURNS - turn > self.shallow;
         let key = if stored { self.canonical(f) } else { 0 };
         if stored {
             if let Some((lo, hi)) = self.get(key) {
