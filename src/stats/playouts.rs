@@ -255,58 +255,90 @@ pub fn forward_with(
                     tally: Tally::unordered(heuristics.len()),
                     overflow: false,
                 };
-                let mut edges = Vec::new();
                 let mut found = Vec::new();
                 let mut scratch = Scratch::default();
-                for (j, slot) in slots.iter().enumerate() {
-                    if slot.key == EMPTY {
-                        continue;
-                    }
-                    let key = slot.key;
-                    let wi = slot.w.load(Ordering::Relaxed);
-                    edges.clear();
-                    game.canonical_children(key, &mut edges);
-                    if edges.is_empty() {
-                        if scored {
-                            part.ended.add(final_lead(game, key)?, u128::from(wi))?;
+                // The children of a batch of parents are generated first,
+                // their table slots fetched as they come: the tables are far
+                // larger than the caches, and the lookups then overlap.
+                let mut kids: Vec<Edge> = Vec::new();
+                let mut batch: Vec<(usize, usize)> = Vec::new();
+                let mut one = Vec::new();
+                for (g, group) in slots.chunks(BATCH).enumerate() {
+                    kids.clear();
+                    batch.clear();
+                    for (jj, slot) in group.iter().enumerate() {
+                        if slot.key == EMPTY {
+                            continue;
                         }
-                        continue;
-                    }
-                    locate(game, cur, next.as_ref(), l, key, &edges, &mut found)?;
-                    for &(same, ci) in &found {
-                        if same {
-                            part.same.push(((c << 14) as u32 + j as u32, ci as u32));
-                        } else if let Some(n) = &next {
-                            part.overflow |= !n.add(ci, wi);
+                        one.clear();
+                        game.canonical_children(slot.key, &mut one);
+                        for e in &one {
+                            if game.layer(e.child) == l {
+                                cur.prefetch(e.child);
+                            } else if let Some(n) = &next {
+                                n.prefetch(e.child);
+                            }
                         }
+                        kids.extend_from_slice(&one);
+                        batch.push((g * BATCH + jj, kids.len()));
                     }
-                    if !heuristics.is_empty() {
-                        let net_of = |k: usize, known: Option<u64>, e: &Edge| {
-                            let (same, ci) = match (found.get(k), known) {
-                                (Some(&f), Some(_)) => f,
-                                _ => {
-                                    // Slow path: the moves and the canonical
-                                    // children disagree on order.
-                                    let child = game.canonical(e.child);
-                                    let mut one = Vec::new();
-                                    let edge = Edge { child, ..*e };
-                                    locate(game, cur, next.as_ref(), l, key, &[edge], &mut one)?;
-                                    one[0]
-                                }
+                    let mut from = 0;
+                    for &(j, to) in &batch {
+                        let slot = &slots[j];
+                        let edges = &kids[from..to];
+                        from = to;
+                        let key = slot.key;
+                        let wi = slot.w.load(Ordering::Relaxed);
+                        if edges.is_empty() {
+                            if scored {
+                                part.ended.add(final_lead(game, key)?, u128::from(wi))?;
+                            }
+                            continue;
+                        }
+                        locate(game, cur, next.as_ref(), l, key, edges, &mut found)?;
+                        for &(same, ci) in &found {
+                            if same {
+                                part.same.push(((c << 14) as u32 + j as u32, ci as u32));
+                            } else if let Some(n) = &next {
+                                part.overflow |= !n.add(ci, wi);
+                            }
+                        }
+                        if !heuristics.is_empty() {
+                            let net_of = |k: usize, known: Option<u64>, e: &Edge| {
+                                let (same, ci) = match (found.get(k), known) {
+                                    (Some(&f), Some(_)) => f,
+                                    _ => {
+                                        // Slow path: the moves and the canonical
+                                        // children disagree on order.
+                                        let child = game.canonical(e.child);
+                                        let mut one = Vec::new();
+                                        let edge = Edge { child, ..*e };
+                                        locate(
+                                            game,
+                                            cur,
+                                            next.as_ref(),
+                                            l,
+                                            key,
+                                            &[edge],
+                                            &mut one,
+                                        )?;
+                                        one[0]
+                                    }
+                                };
+                                let t = if same { Some(cur) } else { next.as_ref() };
+                                Ok(t.map_or(0, |t| t.slots[ci].net))
                             };
-                            let t = if same { Some(cur) } else { next.as_ref() };
-                            Ok(t.map_or(0, |t| t.slots[ci].net))
-                        };
-                        part.tally.visit(
-                            game,
-                            heuristics,
-                            key,
-                            slot.net,
-                            examples,
-                            &mut scratch,
-                            Some(&edges),
-                            net_of,
-                        )?;
+                            part.tally.visit(
+                                game,
+                                heuristics,
+                                key,
+                                slot.net,
+                                examples,
+                                &mut scratch,
+                                Some(edges),
+                                net_of,
+                            )?;
+                        }
                     }
                 }
                 Ok(part)
@@ -351,6 +383,10 @@ pub fn forward_with(
     }
     Ok((scored.then_some(out), tally.reports(heuristics)))
 }
+
+/// Parents whose children are generated and fetched before they are looked
+/// up.
+const BATCH: usize = 64;
 
 /// Finds every child: `found[k]` is (same layer?, slot) of `edges[k].child`.
 #[inline]
