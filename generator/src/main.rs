@@ -48,6 +48,11 @@ struct Args {
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
 
+    /// Connect Four books only: log2 of the entries of the transposition
+    /// table the searches share (8 bytes each; default 26, 512 MiB).
+    #[arg(long, value_name = "B")]
+    table_bits: Option<u32>,
+
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -106,6 +111,9 @@ fn run(args: Args) -> Result<()> {
         let mut options = BookOptions::new(depth);
         options.checkpoint = Some(path.clone());
         options.searchers = pool.current_num_threads();
+        if let Some(bits) = args.table_bits {
+            options.table_bits = bits;
+        }
         checkpoint = Some(path);
         pool.install(|| game.build_book(&options, &bars))
             .context("this game has no opening book")?
