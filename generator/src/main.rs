@@ -48,8 +48,10 @@ struct Args {
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
 
-    /// Connect Four books only: log2 of the entries of the transposition
-    /// table the searches share (8 bytes each; default 26, 512 MiB).
+    /// Opening books only: the searches' transposition table takes 2^B
+    /// words of 8 bytes (default 26, 512 MiB; Connect Four's threads share
+    /// one table of one-word entries, Dandelions' tables have two-word
+    /// entries).
     #[arg(long, value_name = "B")]
     table_bits: Option<u32>,
 
