@@ -7,13 +7,19 @@
 //! cargo bench --bench connect_four -- --repeat 5 Test_L3_R1 Test_L2_R1
 //! cargo bench --bench connect_four -- --weak Test_L1_R3
 //! cargo bench --bench connect_four -- --empty            # the 7x6 start
+//! cargo bench --bench connect_four -- --book c4.db Test_L1_R3
+//! cargo bench --bench connect_four -- --stones 9-13 Test_L1_R3
 //! ```
 //!
 //! Options: `--limit N` solves the first N positions of each set (also the
 //! `C4_LIMIT` environment variable); `--repeat R` runs each set R times and
 //! reports the median of the per-run means; `--weak` solves for the outcome
 //! only (checked against the sign of the expected score); `--table-bits B`
-//! sets the table to 2^B entries; `--empty` solves the empty board instead.
+//! sets the table to 2^B entries; `--empty` solves the empty board instead;
+//! `--book PATH` gives the solver an opening book (a Connect Four database:
+//! positions it holds are read from it, and searches take its scores at
+//! the nodes it holds; loading it is not timed); `--stones A-B` keeps only
+//! the positions of A to B stones.
 //! Set names select sets (all six when none is given).
 //!
 //! Method: one thread; the transposition table is cleared before every
@@ -28,7 +34,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use boardsolve::game::connect_four::{Position, Solver, Variant};
+use std::sync::Arc;
+
+use boardsolve::game::connect_four::{ConnectFour, Position, Solver, Variant};
+use boardsolve::Database;
 
 const SETS: [&str; 6] = [
     "Test_L3_R1",
@@ -62,6 +71,8 @@ struct Options {
     weak: bool,
     empty: bool,
     table_bits: u32,
+    book: Option<PathBuf>,
+    stones: (u32, u32),
     sets: Vec<String>,
 }
 
@@ -72,6 +83,8 @@ fn options() -> Result<Options, String> {
         weak: false,
         empty: false,
         table_bits: Solver::DEFAULT_TABLE_BITS,
+        book: None,
+        stones: (0, u32::MAX),
         sets: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
@@ -86,6 +99,15 @@ fn options() -> Result<Options, String> {
             "--repeat" => o.repeat = number("--repeat")?.max(1),
             "--table-bits" => o.table_bits = number("--table-bits")? as u32,
             "--weak" => o.weak = true,
+            "--book" => o.book = Some(args.next().ok_or("--book needs a path")?.into()),
+            "--stones" => {
+                let r = args.next().ok_or("--stones needs A-B")?;
+                let (a, b) = r.split_once('-').ok_or("--stones needs A-B")?;
+                o.stones = (
+                    a.parse().map_err(|_| "bad --stones")?,
+                    b.parse().map_err(|_| "bad --stones")?,
+                );
+            }
             "--empty" => o.empty = true,
             // Cargo passes `--bench` to every bench target.
             "--bench" => {}
@@ -148,6 +170,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn run_set(solver: &mut Solver, o: &Options, set: &str) -> Result<bool, String> {
     let mut positions = load(set)?;
+    positions.retain(|(p, _, _)| (o.stones.0..=o.stones.1).contains(&p.moves()));
     if let Some(n) = o.limit {
         positions.truncate(n);
     }
@@ -216,6 +239,29 @@ fn main() -> ExitCode {
         }
     };
     solver.prefault();
+    if let Some(path) = &o.book {
+        let book = Database::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(|db| {
+                let game = ConnectFour::new(Variant::STANDARD).map_err(|e| e.to_string())?;
+                Ok(game.book_scores(&db))
+            });
+        match book {
+            Ok(b) => {
+                println!(
+                    "book {}: {} positions of at most {} stones",
+                    path.display(),
+                    b.len(),
+                    b.depth()
+                );
+                solver.set_book(Some(Arc::new(b)));
+            }
+            Err(e) => {
+                eprintln!("connect_four bench: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let mode = if o.weak { "weak" } else { "strong" };
     println!(
         "Connect Four 7x6, {mode} solver, table 2^{} entries, cleared per position, one thread{}",

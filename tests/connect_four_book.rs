@@ -6,7 +6,11 @@ use std::collections::BTreeSet;
 use boardsolve::db::verify::verify;
 use boardsolve::game::connect_four::{ConnectFour, Position, Solver, Variant};
 use boardsolve::game::{Edge, Game, Move};
+use std::sync::Arc;
+
+use boardsolve::analysis::Oracle;
 use boardsolve::solver::book::{self, build_book, BookOptions};
+use boardsolve::solver::live::LiveSearch;
 use boardsolve::solver::NoProgress;
 use boardsolve::{analyze, Database, QueryError, Value};
 
@@ -93,6 +97,32 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
             assert_eq!(m.score, m.value.net);
         }
     }
+    // Live search with the book: the book's positions straight from it,
+    // deeper ones searched by solvers that take the book's scores at the
+    // nodes it holds; every value is the lone solver's.
+    let live = LiveSearch::new(g.clone(), Some(&db), 20).unwrap();
+    let mut probe = Solver::with_table_bits(20).unwrap();
+    probe.set_book(Some(Arc::new(g.book_scores(&db))));
+    assert_eq!(probe.book().unwrap().depth(), DEPTH);
+    let mut out = Vec::new();
+    for seq in [
+        "",
+        "3",
+        "12345432",
+        "123454321",
+        "3333",
+        "33332211",
+        "333322115",
+    ] {
+        let p = Position::from_moves(v, seq).unwrap();
+        live.values(&[p.canonical_key()], &mut out);
+        let score = solver.solve(&p);
+        assert_eq!(out[0].map(|x| x.net), Some(score), "{seq}");
+        assert_eq!(probe.solve(&p), score, "{seq}");
+        assert_eq!(probe.solve_weak(&p), score.signum(), "{seq}");
+        assert_eq!(probe.column_scores(&p), solver.column_scores(&p), "{seq}");
+    }
+
     // The frontier and beyond: not in the database.
     let frontier = Position::from_moves(v, "12345432").unwrap();
     assert!(matches!(

@@ -49,6 +49,13 @@ struct Args {
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
 
+    /// Opening books only: the searches' transposition table takes 2^B
+    /// words of 8 bytes (default 26, 512 MiB; Connect Four's threads share
+    /// one table of one-word entries, Dandelions' tables have two-word
+    /// entries).
+    #[arg(long, value_name = "B")]
+    table_bits: Option<u32>,
+
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -107,6 +114,9 @@ fn run(args: Args) -> Result<()> {
         let mut options = BookOptions::new(depth);
         options.checkpoint = Some(path.clone());
         options.searchers = pool.current_num_threads();
+        if let Some(bits) = args.table_bits {
+            options.table_bits = bits;
+        }
         checkpoint = Some(path);
         pool.install(|| game.build_book(&options, &bars))
             .context("this game has no opening book")?

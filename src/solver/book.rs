@@ -7,9 +7,10 @@
 //! 1. Enumerate the layers forward: layer `k + 1` is the canonical children
 //!    of layer `k`'s states, sorted and deduplicated, in parallel. A state
 //!    without moves ends the game and has no children.
-//! 2. Search only the deepest layer, state by state, in key order, on
-//!    several threads whose searchers may share their tables (neighbouring
-//!    states share most of their subtrees). Results are appended to a
+//! 2. Search only the deepest layer, state by state, in depth-first order
+//!    (siblings one after the other), on several threads whose searchers
+//!    may share their tables (neighbouring states share most of their
+//!    subtrees). Results are appended to a
 //!    checkpoint file every few seconds and fsynced, so an interrupted run
 //!    resumes where it stopped.
 //! 3. Derive every shallower state's value by minimax over its children,
@@ -45,6 +46,21 @@ pub trait BookGame: Game + Sync {
     /// The exact value of `state` (canonical, with legal moves) for its side
     /// to move.
     fn search(&self, searcher: &mut Self::Searcher, state: u64) -> Value;
+
+    /// Like [`BookGame::search`], with the value of a similar state (the
+    /// one searched just before, a sibling in the book's order) as a hint
+    /// where the search may start. The answer is exact whatever the hint.
+    fn search_near(&self, searcher: &mut Self::Searcher, state: u64, hint: Value) -> Value {
+        let _ = hint;
+        self.search(searcher, state)
+    }
+
+    /// Lets `searchers` take the values of `book` (a database of this game
+    /// and variant, with exact values) at the states it holds, inside their
+    /// searches too. Games whose search cannot use a book ignore it.
+    fn attach_book(&self, searchers: &mut [Self::Searcher], book: &crate::db::Database) {
+        let _ = (searchers, book);
+    }
 }
 
 /// How to build a book.
@@ -404,6 +420,14 @@ fn search_layer<G: BookGame>(
         })
         .collect();
     let all_final = final_states.into_inner() == keys.len();
+    // Depth-first order: consecutive searches share their subtrees.
+    let todo: Vec<usize> = {
+        let wanted: Vec<u64> = todo.iter().map(|&i| keys[i]).collect();
+        layer_order(game, depth, &wanted)
+            .into_iter()
+            .filter_map(|k| keys.binary_search(&k).ok())
+            .collect()
+    };
     let total = todo.len() as u64;
     progress.start_phase("search", total);
     let searchers = options.searchers.max(1).min(todo.len().max(1));
@@ -415,18 +439,30 @@ fn search_layer<G: BookGame>(
         for mut searcher in searchers {
             let tx = tx.clone();
             let (todo, next) = (&todo, &next);
-            handles.push(scope.spawn(move || loop {
-                let from = next.fetch_add(SEARCH_BATCH, Ordering::Relaxed);
-                if from >= todo.len() {
-                    break;
-                }
-                let to = (from + SEARCH_BATCH).min(todo.len());
-                let batch: Vec<(usize, Value)> = todo[from..to]
-                    .iter()
-                    .map(|&i| (i, game.search(&mut searcher, keys[i])))
-                    .collect();
-                if tx.send(batch).is_err() {
-                    break;
+            handles.push(scope.spawn(move || {
+                // The value found last: a hint for the next state, which
+                // is usually its sibling.
+                let mut last: Option<Value> = None;
+                loop {
+                    let from = next.fetch_add(SEARCH_BATCH, Ordering::Relaxed);
+                    if from >= todo.len() {
+                        break;
+                    }
+                    let to = (from + SEARCH_BATCH).min(todo.len());
+                    let batch: Vec<(usize, Value)> = todo[from..to]
+                        .iter()
+                        .map(|&i| {
+                            let v = match last {
+                                Some(hint) => game.search_near(&mut searcher, keys[i], hint),
+                                None => game.search(&mut searcher, keys[i]),
+                            };
+                            last = Some(v);
+                            (i, v)
+                        })
+                        .collect();
+                    if tx.send(batch).is_err() {
+                        break;
+                    }
                 }
             }));
         }
@@ -477,6 +513,47 @@ fn search_layer<G: BookGame>(
     progress.finish_phase();
     result?;
     Ok((values, all_final))
+}
+
+/// The states of `keys` (a layer, `depth` moves from the start) in the
+/// order a depth-first walk from the start meets them: states met one
+/// after the other share their parent (or a near ancestor), so their
+/// searches share most of their subtrees. States not met (not in the
+/// layer's tree) keep their order at the end.
+pub fn layer_order<G: Game + ?Sized>(game: &G, depth: u32, keys: &[u64]) -> Vec<u64> {
+    let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    let mut placed = vec![false; keys.len()];
+    let mut out = Vec::with_capacity(keys.len());
+    // An explicit stack of (state, depth), children pushed in reverse so
+    // they are visited in the game's move order.
+    let mut stack = vec![(game.canonical(game.start()), 0u32)];
+    let mut edges: Vec<Edge> = Vec::new();
+    while let Some((key, d)) = stack.pop() {
+        if d == depth {
+            if let Ok(i) = keys.binary_search(&key) {
+                if !placed[i] {
+                    placed[i] = true;
+                    out.push(key);
+                }
+            }
+            continue;
+        }
+        if !seen.insert(key) {
+            continue;
+        }
+        edges.clear();
+        game.canonical_children(key, &mut edges);
+        for e in edges.iter().rev() {
+            stack.push((e.child, d + 1));
+        }
+    }
+    out.extend(
+        keys.iter()
+            .zip(&placed)
+            .filter(|(_, &p)| !p)
+            .map(|(&k, _)| k),
+    );
+    out
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! database (an opening book) when it holds the position, by the game's
 //! exact search otherwise.
 //!
+//! The searchers take the book's values at the states it holds, inside
+//! their searches too (where the game's search can: Connect Four's does).
+//!
 //! [`LiveSearch`] is an [`Oracle`], so the engine's analysis (every move's
 //! value, the best moves, the line of perfect play), the query tool and
 //! play mode work past the book's depth unchanged. Searchers (and their
@@ -39,7 +42,11 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         book: Option<&'a Database>,
         table_bits: u32,
     ) -> Result<LiveSearch<'a, G>, BookError> {
-        let searchers = game.searchers(rayon::current_num_threads().max(1), table_bits)?;
+        let mut searchers = game.searchers(rayon::current_num_threads().max(1), table_bits)?;
+        if let Some(b) = book {
+            // Searches take the book's values at the states it holds.
+            game.attach_book(&mut searchers, b);
+        }
         Ok(LiveSearch {
             game,
             book,
@@ -64,10 +71,11 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
     pub fn with_searcher<T>(&self, f: impl FnOnce(Option<&mut G::Searcher>) -> T) -> T {
         let taken = self.searchers.lock().ok().and_then(|mut s| s.pop());
         let mut searcher = taken.or_else(|| {
-            self.game
-                .searchers(1, self.table_bits)
-                .ok()
-                .and_then(|mut s| s.pop())
+            let mut made = self.game.searchers(1, self.table_bits).ok()?;
+            if let Some(b) = self.book {
+                self.game.attach_book(&mut made, b);
+            }
+            made.pop()
         });
         let out = f(searcher.as_mut());
         if let (Some(s), Ok(mut pool)) = (searcher, self.searchers.lock()) {

@@ -19,7 +19,10 @@
 
 use super::bits::{Geometry, Standard};
 use super::board::{ParseError, Position, Variant, VariantError};
-use super::solver::Solver;
+use std::sync::Arc;
+
+use super::solver::{BookScores, Solver};
+use crate::db::Database;
 use crate::game::{
     style_padded, Edge, Game, GameDescriptor, Move, MoveMark, Player, PositionError,
 };
@@ -431,6 +434,37 @@ impl BookGame for ConnectFour {
         let p = self.pos(state);
         let score = if p.is_over() { 0 } else { solver.solve(&p) };
         self.value_of_score(&p, score)
+    }
+
+    fn search_near(&self, solver: &mut Solver, state: u64, hint: Value) -> Value {
+        let p = self.pos(state);
+        let score = if p.is_over() {
+            0
+        } else {
+            solver.solve_near(&p, hint.net)
+        };
+        self.value_of_score(&p, score)
+    }
+
+    fn attach_book(&self, solvers: &mut [Solver], book: &Database) {
+        let scores = Arc::new(self.book_scores(book));
+        for s in solvers {
+            s.set_book(Some(Arc::clone(&scores)));
+        }
+    }
+}
+
+impl ConnectFour {
+    /// The exact scores of `book` (a database of this variant) for the
+    /// solver to use ([`Solver::set_book`]).
+    pub fn book_scores(&self, book: &Database) -> BookScores {
+        let layout = book.header().layout;
+        let entries = book.raw_records().iter().map(|&r| {
+            let r = u64::from_le(r);
+            let key = layout.key(r);
+            (key, self.score(key, layout.value(r).net))
+        });
+        BookScores::new(self.variant, entries)
     }
 }
 

@@ -42,5 +42,5 @@ mod weak;
 
 pub use board::{Board, MoveError, ParseError, Position, Variant, VariantError, MIN_SIDE};
 pub use game::{ConnectFour, GameVariantError, ID, NAME};
-pub use solver::{Solver, TableSizeError};
+pub use solver::{BookScores, Solver, TableSizeError};
 pub use weak::{weak, WeakAnswer};

@@ -7,9 +7,85 @@
 //! stone it plays into a position of `n` stones (the sooner the win, the
 //! larger), and a loss is the negative of the opponent's win.
 
+use std::sync::Arc;
+
 use super::bits::{self, Geometry, Standard};
 use super::board::{Position, Variant};
 use super::table::{self, Table};
+
+/// Exact scores from an opening book, for the search to take at the nodes
+/// the book holds instead of searching them: keys sorted for binary search,
+/// one byte per score. An 8-ply 7x6 book (about 130,000 positions) takes
+/// 1.2 MB.
+#[derive(Clone, Debug)]
+pub struct BookScores {
+    variant: Variant,
+    /// The most stones of a position in the book.
+    depth: u32,
+    keys: Box<[u64]>,
+    scores: Box<[i8]>,
+}
+
+impl BookScores {
+    /// The book of `variant` holding `entries`: (canonical key, exact score
+    /// for the side to move) of positions that are not over. Positions the
+    /// variant cannot decode are left out.
+    pub fn new(variant: Variant, entries: impl IntoIterator<Item = (u64, i32)>) -> BookScores {
+        let mut all: Vec<(u64, i8)> = Vec::new();
+        let mut depth = 0;
+        for (key, score) in entries {
+            let Some(p) = Position::from_key(variant, key) else {
+                continue;
+            };
+            let Ok(score) = i8::try_from(score) else {
+                continue;
+            };
+            if p.is_over() || p.canonical_key() != key {
+                continue;
+            }
+            depth = depth.max(p.moves());
+            all.push((key, score));
+        }
+        all.sort_unstable();
+        all.dedup_by_key(|e| e.0);
+        BookScores {
+            variant,
+            depth,
+            keys: all.iter().map(|e| e.0).collect(),
+            scores: all.iter().map(|e| e.1).collect(),
+        }
+    }
+
+    /// The board the book is for.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The most stones of a position in the book (0 for an empty book).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The number of positions held.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// True when the book holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The exact score of the position whose canonical key is `key`, if
+    /// the book holds it.
+    #[inline]
+    pub fn score(&self, key: u64) -> Option<i32> {
+        self.keys
+            .binary_search(&key)
+            .ok()
+            .map(|i| i32::from(self.scores[i]))
+    }
+}
 
 /// A table size outside the supported range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +110,7 @@ pub struct Solver {
     table: Table,
     nodes: u64,
     variant: Option<Variant>,
+    book: Option<Arc<BookScores>>,
 }
 
 impl Default for Solver {
@@ -66,6 +143,7 @@ impl Solver {
             table: Table::new(bits),
             nodes: 0,
             variant: None,
+            book: None,
         }
     }
 
@@ -77,7 +155,21 @@ impl Solver {
             table: self.table.share(),
             nodes: 0,
             variant: self.variant,
+            book: self.book.clone(),
         }
+    }
+
+    /// Uses `book` (or no book): positions of its board it holds, at the
+    /// root or anywhere in the search, take its exact score instead of
+    /// being searched. The book's scores must be exact (a book the
+    /// generator built is), or the answers are wrong.
+    pub fn set_book(&mut self, book: Option<Arc<BookScores>>) {
+        self.book = book;
+    }
+
+    /// The book in use, if any.
+    pub fn book(&self) -> Option<&Arc<BookScores>> {
+        self.book.as_ref()
     }
 
     /// `log2` of the number of table entries.
@@ -114,14 +206,22 @@ impl Solver {
     /// board is full, and when a four is on the board the loss it was for
     /// the side to move.
     pub fn solve(&mut self, position: &Position) -> i32 {
-        self.run(position, false)
+        self.run(position, false, None)
+    }
+
+    /// Like [`Solver::solve`], starting the narrowing of the score at
+    /// `guess` (e.g. the score of a similar position): when the guess is
+    /// right, two null-window searches settle the score. Any guess gives
+    /// the exact score; a bad one only costs time.
+    pub fn solve_near(&mut self, position: &Position, guess: i32) -> i32 {
+        self.run(position, false, Some(guess))
     }
 
     /// Only the outcome: `1` when the side to move wins, `0` for a draw,
     /// `-1` when it loses. Much faster than [`Solver::solve`] on hard
     /// positions: two null-window searches around 0 at most.
     pub fn solve_weak(&mut self, position: &Position) -> i32 {
-        self.run(position, true).signum()
+        self.run(position, true, None).signum()
     }
 
     /// The score of every column, from the point of view of the side to
@@ -176,7 +276,7 @@ impl Solver {
         line
     }
 
-    fn run(&mut self, position: &Position, weak: bool) -> i32 {
+    fn run(&mut self, position: &Position, weak: bool, guess: Option<i32>) -> i32 {
         let v = position.variant();
         if self.variant != Some(v) {
             // Keys of different board sizes mean different positions.
@@ -196,11 +296,22 @@ impl Solver {
         if position.can_win_next() {
             return v.win_score(position.moves());
         }
+        let book = self
+            .book
+            .as_deref()
+            .filter(|b| b.variant == v && !b.is_empty());
+        if let Some(b) = book {
+            if position.moves() <= b.depth {
+                if let Some(score) = b.score(position.canonical_key()) {
+                    return if weak { score.signum() } else { score };
+                }
+            }
+        }
         let (current, mask) = (position.current(), position.mask());
         let (score, nodes) = if v == Variant::STANDARD {
-            Search::new(Standard, &mut self.table).root(current, mask, moves, weak)
+            Search::new(Standard, &mut self.table, book).root(current, mask, moves, weak, guess)
         } else {
-            Search::new(v.geometry(), &mut self.table).root(current, mask, moves, weak)
+            Search::new(v.geometry(), &mut self.table, book).root(current, mask, moves, weak, guess)
         };
         self.nodes += nodes;
         score
@@ -218,17 +329,20 @@ const SHALLOW: i32 = 8;
 /// measured on the early-game benchmark sets.)
 const ETC: i32 = 20;
 
-/// One search: the geometry, the table and a node counter.
+/// One search: the geometry, the table, the book and a node counter.
 struct Search<'t, G: Geometry> {
     g: G,
     table: &'t mut Table,
     nodes: u64,
     /// Column order for move ordering (centre first).
     order: [u32; 16],
+    /// The book, and the most stones of its positions (-1 without one).
+    book: Option<&'t BookScores>,
+    book_depth: i32,
 }
 
 impl<'t, G: Geometry> Search<'t, G> {
-    fn new(g: G, table: &'t mut Table) -> Self {
+    fn new(g: G, table: &'t mut Table, book: Option<&'t BookScores>) -> Self {
         let mut order = [0; 16];
         for (i, c) in bits::centre_order(g.width()).into_iter().enumerate() {
             order[i] = c;
@@ -238,6 +352,8 @@ impl<'t, G: Geometry> Search<'t, G> {
             table,
             nodes: 0,
             order,
+            book,
+            book_depth: book.map_or(-1, |b| b.depth as i32),
         }
     }
 
@@ -247,13 +363,53 @@ impl<'t, G: Geometry> Search<'t, G> {
     /// straddles it, because most positions are close to a draw and probes
     /// near the true score are the cheap ones. In weak mode the interval
     /// starts as `[-1, 1]`, so only the sign is decided.
-    fn root(mut self, current: u64, mask: u64, moves: i32, weak: bool) -> (i32, u64) {
+    ///
+    /// With a `guess`, the first probe tests the guess, and the next ones
+    /// move away from it in steps that double (1, 2, 4, ...) until the
+    /// score is bracketed; then the usual narrowing goes on.
+    fn root(
+        mut self,
+        current: u64,
+        mask: u64,
+        moves: i32,
+        weak: bool,
+        guess: Option<i32>,
+    ) -> (i32, u64) {
         let cells = self.g.cells();
         let (mut min, mut max) = if weak {
             (-1, 1)
         } else {
             (-(cells - moves) / 2, (cells + 1 - moves) / 2)
         };
+        if let Some(g) = guess {
+            // `up`: which way the last probe moved the interval.
+            let mut med = g.clamp(min, max - 1);
+            let mut step = 1;
+            let mut last_up: Option<bool> = None;
+            while min < max {
+                let r = self.negamax(current, mask, moves, med, med + 1);
+                let up = r > med;
+                if up {
+                    min = r;
+                } else {
+                    max = r;
+                }
+                if last_up.is_some_and(|l| l != up) {
+                    // Bracketed: narrow as usual.
+                    break;
+                }
+                last_up = Some(up);
+                if min >= max {
+                    break;
+                }
+                med = if up {
+                    (min + step - 1).min(max - 1)
+                } else {
+                    (max - step).max(min)
+                };
+                step *= 2;
+            }
+        }
         while min < max {
             let mut med = min + (max - min) / 2;
             if med <= 0 && min / 2 < med {
@@ -312,6 +468,14 @@ impl<'t, G: Geometry> Search<'t, G> {
             beta = highest;
             if alpha >= beta {
                 return beta;
+            }
+        }
+        if moves <= self.book_depth {
+            // Within the book's depth: its exact score, if it holds the
+            // position (an exact score satisfies any window).
+            let k = bits::key(g, current, mask);
+            if let Some(score) = self.book.and_then(|b| b.score(k.min(g.mirror(k)))) {
+                return score;
             }
         }
         let use_table = cells - moves > SHALLOW;
@@ -445,6 +609,74 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn a_guess_changes_the_work_not_the_score() {
+        let mut s = Solver::with_table_bits(18).expect("size");
+        for m in [
+            "2252576253462244111563365343671351441",
+            "7422341735647741166133573473242566",
+            "67152117737262713366376314254446",
+            "4444443322",
+            "44444433",
+        ] {
+            let p = pos(m);
+            let score = s.solve(&p);
+            for guess in -22..=22 {
+                s.clear();
+                assert_eq!(s.solve_near(&p, guess), score, "{m} from {guess}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_book_is_taken_at_the_root_and_inside_the_search() {
+        // 5x4: every position of 4 to 6 stones, scored by the solver (the
+        // shallower ones are searched, down to the book).
+        let v = Variant::new(5, 4).expect("fits");
+        let mut plain = Solver::with_table_bits(18).expect("size");
+        let mut layer = vec![Position::new(v)];
+        let mut entries = Vec::new();
+        for _ in 0..=6 {
+            let mut next = Vec::new();
+            for p in &layer {
+                if p.is_over() {
+                    continue;
+                }
+                if p.moves() >= 4 {
+                    entries.push((p.canonical_key(), plain.solve(p)));
+                }
+                next.extend((0..5).filter_map(|c| p.play(c).ok()));
+            }
+            layer = next;
+        }
+        let book = Arc::new(BookScores::new(v, entries));
+        assert_eq!(book.depth(), 6);
+        let mut with = Solver::with_table_bits(18).expect("size");
+        with.set_book(Some(Arc::clone(&book)));
+        let (mut nodes_with, mut nodes_plain) = (0, 0);
+        for m in ["", "3", "33", "323", "3232", "12345", "331"] {
+            let p = Position::from_moves(v, m).expect("legal");
+            plain.clear();
+            with.clear();
+            plain.reset_nodes();
+            with.reset_nodes();
+            assert_eq!(with.solve(&p), plain.solve(&p), "{m}");
+            assert_eq!(with.column_scores(&p), plain.column_scores(&p), "{m}");
+            nodes_with += with.nodes();
+            nodes_plain += plain.nodes();
+        }
+        // Searches stop at the book.
+        assert!(
+            nodes_with * 10 < nodes_plain,
+            "{nodes_with} vs {nodes_plain}"
+        );
+        // A book of another board is not used.
+        let mut other = Solver::with_table_bits(18).expect("size");
+        other.set_book(Some(book));
+        let p = pos("4444443322");
+        assert_eq!(other.solve(&p), plain.solve(&p));
     }
 
     #[test]
