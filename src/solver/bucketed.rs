@@ -77,7 +77,7 @@ thread_local! {
     /// Per possible cell: its palette code + 1, or 0 (reset after use).
     static PALETTE_INDEX: RefCell<Vec<u16>> = RefCell::new(vec![0; 1 << 16]);
     /// The expand step's buffers.
-    static EXPAND: RefCell<ExpandScratch> = RefCell::default();
+    static EXPAND: RefCell<Vec<Edge>> = RefCell::default();
     /// The name step's buffers.
     static NAME: RefCell<NameScratch> = RefCell::default();
 }
@@ -129,11 +129,6 @@ impl Values {
     }
 }
 
-#[derive(Default)]
-struct ExpandScratch {
-    edges: Vec<Edge>,
-}
-
 /// The class counts of `key` ([`Bucketed::class_counts`]), unpacked.
 #[inline(always)]
 fn unpack(packed: u64, classes: usize) -> impl Iterator<Item = usize> {
@@ -144,7 +139,6 @@ fn unpack(packed: u64, classes: usize) -> impl Iterator<Item = usize> {
 /// class after class, where class `c` starts at `at[c]` (and ends at
 /// `at[c + 1]`): [`Bucketed::class_counts`] said how many each class has.
 /// Returns each class's kind of edges.
-#[inline(never)]
 fn expand<G: Bucketed + ?Sized>(
     game: &G,
     keys: &[u64],
@@ -156,16 +150,16 @@ fn expand<G: Bucketed + ?Sized>(
     next[..classes].copy_from_slice(&at[..classes]);
     let mut kinds: Vec<Option<Kind>> = vec![None; classes];
     EXPAND.with(|scratch| {
-        let s = &mut *scratch.borrow_mut();
+        let edges = &mut *scratch.borrow_mut();
         for &parent in keys {
-            s.edges.clear();
-            game.canonical_children(parent, &mut s.edges);
+            edges.clear();
+            game.canonical_children(parent, edges);
             let broken = |reason| SolveError::BucketContract {
                 state: parent,
                 reason,
             };
             let mut got = 0u64;
-            for e in &s.edges {
+            for e in edges.iter() {
                 // Moves within the bucket were followed when it was named.
                 let Some(c) = game.move_class(e.mv) else {
                     continue;
@@ -309,7 +303,6 @@ struct Named {
 /// one gets a local id, every edge its child's id, written to `ids` (as
 /// long as the sources together). Then closes the bucket under its
 /// same-bucket moves and checks every state.
-#[inline(never)]
 fn name<G: Bucketed + ?Sized>(
     game: &G,
     scheme: &BucketScheme,
@@ -398,7 +391,6 @@ thread_local! {
 
 /// Scores the states of bucket `b` (layer `k`), whose children in the next
 /// layer are scored.
-#[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn score<G: Bucketed + ?Sized>(
     game: &G,
