@@ -11,8 +11,8 @@
 
 use super::square::SquareSymmetry;
 use super::{
-    style_padded, BucketScheme, Bucketed, Edge, Game, GameDescriptor, Move, MoveMark, Player,
-    PositionError,
+    style_padded, BucketScheme, Bucketed, ClassSink, Edge, Game, GameDescriptor, Move, MoveMark,
+    Player, PositionError,
 };
 
 /// Registry name of British Square.
@@ -45,6 +45,8 @@ pub struct BritishSquare {
     orbit: Vec<u8>,
     /// The number of cells of each orbit.
     orbit_sizes: Vec<u32>,
+    /// The cells of each orbit.
+    orbit_masks: Vec<u64>,
     /// Per byte `i` of the occupied cells and its value: what those pieces
     /// add to the bucket number (bucket numbers add up over cells).
     bucket_bytes: Box<[[u32; 256]; 4]>,
@@ -91,6 +93,13 @@ impl BritishSquare {
         let orbit_sizes: Vec<u32> = (0..distinct.len())
             .map(|j| orbit.iter().filter(|&&o| usize::from(o) == j).count() as u32)
             .collect();
+        let orbit_masks: Vec<u64> = (0..distinct.len())
+            .map(|j| {
+                (0..cells as usize)
+                    .filter(|&c| usize::from(orbit[c]) == j)
+                    .fold(0, |m, c| m | 1 << c)
+            })
+            .collect();
         let scheme = BucketScheme::piece_counts(&orbit_sizes);
         // Both tables add up a value per cell over the cells of a byte.
         let byte_tables = |per_cell: &dyn Fn(usize) -> u32| {
@@ -133,6 +142,7 @@ impl BritishSquare {
             simd: simd_available(),
             orbit,
             orbit_sizes,
+            orbit_masks,
             bucket_bytes,
             orbit_nibbles,
         })
@@ -438,13 +448,13 @@ impl BritishSquare {
     /// The processor must have AVX2, POPCNT and BMI1 (`self.simd`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
-    unsafe fn children_in_avx2(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+    unsafe fn children_in_avx2<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         use super::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
         // The board sizes get their swaps as constants.
         match self.n {
-            5 => self.children_avx2(&TWO_PLANES_5, s, cells, out),
-            4 => self.children_avx2(&TWO_PLANES_4, s, cells, out),
-            _ => self.children_avx2(&TWO_PLANES_3, s, cells, out),
+            5 => self.children_avx2(&TWO_PLANES_5, s, cells, sink),
+            4 => self.children_avx2(&TWO_PLANES_4, s, cells, sink),
+            _ => self.children_avx2(&TWO_PLANES_3, s, cells, sink),
         }
     }
 
@@ -455,12 +465,12 @@ impl BritishSquare {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
     #[inline]
-    unsafe fn children_avx2<const H: usize, const T: usize>(
+    unsafe fn children_avx2<const H: usize, const T: usize, R: Emit>(
         &self,
         swaps: &super::square::SquareSwaps<H, T>,
         s: u64,
         cells: u64,
-        out: &mut Vec<Edge>,
+        sink: &mut R,
     ) {
         use std::arch::x86_64::*;
         // A delta swap in every lane: t = ((x >> s) ^ x) & mask;
@@ -501,22 +511,17 @@ impl BritishSquare {
         for &(m, shift) in &swaps.transpose {
             hi = swap!(hi, _mm256_set1_epi64x(m as i64), shift);
         }
-        let mut legal = cells;
         let offset = if me == Player::Second { self.cells } else { 0 };
         let child_side = side ^ self.side_bit();
-        out.reserve(legal.count_ones() as usize);
+        let mut legal = cells;
         while legal != 0 {
             let cell = legal.trailing_zeros();
             legal &= legal - 1;
             let bits = self.sym.bit_images(cell + offset);
             let b_lo = _mm256_loadu_si256(bits.as_ptr().cast());
             let b_hi = _mm256_loadu_si256(bits[4..].as_ptr().cast());
-            out.push(Edge {
-                mv: Move(cell as u16),
-                child: min_all!(_mm256_or_si256(lo, b_lo), _mm256_or_si256(hi, b_hi)) | child_side,
-                reward: 1,
-                again: false,
-            });
+            let child = min_all!(_mm256_or_si256(lo, b_lo), _mm256_or_si256(hi, b_hi));
+            sink.emit(cell, child | child_side);
         }
     }
 }
@@ -531,12 +536,12 @@ impl BritishSquare {
     /// (`self.simd == Simd::Avx512`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
-    unsafe fn children_in_avx512(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+    unsafe fn children_in_avx512<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         use super::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
         match self.n {
-            5 => self.children_avx512(&TWO_PLANES_5, s, cells, out),
-            4 => self.children_avx512(&TWO_PLANES_4, s, cells, out),
-            _ => self.children_avx512(&TWO_PLANES_3, s, cells, out),
+            5 => self.children_avx512(&TWO_PLANES_5, s, cells, sink),
+            4 => self.children_avx512(&TWO_PLANES_4, s, cells, sink),
+            _ => self.children_avx512(&TWO_PLANES_3, s, cells, sink),
         }
     }
 
@@ -546,12 +551,12 @@ impl BritishSquare {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
     #[inline]
-    unsafe fn children_avx512<const H: usize, const T: usize>(
+    unsafe fn children_avx512<const H: usize, const T: usize, R: Emit>(
         &self,
         swaps: &super::square::SquareSwaps<H, T>,
         s: u64,
         cells: u64,
-        out: &mut Vec<Edge>,
+        sink: &mut R,
     ) {
         use std::arch::x86_64::*;
         // A delta swap in the lanes of `$mask`: t = ((x >> s) ^ x) & mask;
@@ -582,21 +587,18 @@ impl BritishSquare {
             let m = m as i64;
             v = swap!(v, _mm512_setr_epi64(0, 0, 0, 0, m, m, m, m), shift);
         }
-        let mut legal = cells;
         let offset = if me == Player::Second { self.cells } else { 0 };
         let child_side = side ^ self.side_bit();
-        out.reserve(legal.count_ones() as usize);
+        let mut legal = cells;
         while legal != 0 {
             let cell = legal.trailing_zeros();
             legal &= legal - 1;
             let bits = self.sym.bit_images(cell + offset);
             let b = _mm512_loadu_si512(bits.as_ptr().cast());
-            out.push(Edge {
-                mv: Move(cell as u16),
-                child: _mm512_reduce_min_epu64(_mm512_or_si512(v, b)) | child_side,
-                reward: 1,
-                again: false,
-            });
+            sink.emit(
+                cell,
+                _mm512_reduce_min_epu64(_mm512_or_si512(v, b)) | child_side,
+            );
         }
     }
 }
@@ -607,16 +609,25 @@ impl BritishSquare {
     /// be legal cells of `s`.
     #[inline]
     pub fn children_in(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+        out.reserve(cells.count_ones() as usize);
+        self.children_of(s, cells, out);
+    }
+
+    /// The canonical children of placing a piece of the side to move on
+    /// each cell of `cells` (legal cells of `s`), in increasing cell
+    /// order, given to `sink`.
+    #[inline]
+    fn children_of<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         #[cfg(target_arch = "x86_64")]
         match self.simd {
             // SAFETY: `simd` names only code whose features the processor
             // has.
-            Simd::Avx512 => return unsafe { self.children_in_avx512(s, cells, out) },
+            Simd::Avx512 => return unsafe { self.children_in_avx512(s, cells, sink) },
             // SAFETY: as above.
-            Simd::Avx2 => return unsafe { self.children_in_avx2(s, cells, out) },
+            Simd::Avx2 => return unsafe { self.children_in_avx2(s, cells, sink) },
             Simd::None => {}
         }
-        self.children_in_portable(s, cells, out);
+        self.children_in_portable(s, cells, sink);
     }
 
     /// The forced pass of `s` (whose side to move has no legal cell), its
@@ -635,7 +646,7 @@ impl BritishSquare {
     /// Most children need no minimum over the 8 candidates: if the parent's
     /// smallest image differs from every other image at some bit above the
     /// new piece's bit in that image, adding the piece keeps it smallest.
-    fn children_in_portable(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+    fn children_in_portable<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         let me = self.to_move(s);
         let side = s & self.side_bit();
         let boards = s & !self.side_bit();
@@ -646,7 +657,6 @@ impl BritishSquare {
                 (min, arg) = (img, i);
             }
         }
-        let mut legal = cells;
         // `limit`: the lowest top bit at which another image exceeds the
         // smallest one (0 when two images are equal: no shortcut then).
         let mut limit = 64;
@@ -659,7 +669,7 @@ impl BritishSquare {
         let fast = if limit >= 2 { 1u64 << (limit - 1) } else { 0 };
         let offset = if me == Player::Second { self.cells } else { 0 };
         let child_side = side ^ self.side_bit();
-        out.reserve(legal.count_ones() as usize);
+        let mut legal = cells;
         while legal != 0 {
             let cell = legal.trailing_zeros();
             legal &= legal - 1;
@@ -673,13 +683,22 @@ impl BritishSquare {
                 }
                 best
             };
-            out.push(Edge {
-                mv: Move(cell as u16),
-                child: child | child_side,
-                reward: 1,
-                again: false,
-            });
+            sink.emit(cell, child | child_side);
         }
+    }
+}
+
+impl BritishSquare {
+    /// The number of cells of `cells` in each orbit, 4 bits per orbit.
+    #[inline]
+    fn orbit_counts(&self, cells: u64) -> u64 {
+        let t = &self.orbit_nibbles;
+        u64::from(
+            t[0][(cells & 0xFF) as usize]
+                + t[1][(cells >> 8 & 0xFF) as usize]
+                + t[2][(cells >> 16 & 0xFF) as usize]
+                + t[3][(cells >> 24 & 0xFF) as usize],
+        )
     }
 }
 
@@ -708,14 +727,7 @@ impl Bucketed for BritishSquare {
 
     #[inline]
     fn class_counts(&self, s: u64) -> u64 {
-        let legal = self.legal_cells(self.x(s), self.o(s), self.to_move(s));
-        let t = &self.orbit_nibbles;
-        u64::from(
-            t[0][(legal & 0xFF) as usize]
-                + t[1][(legal >> 8 & 0xFF) as usize]
-                + t[2][(legal >> 16 & 0xFF) as usize]
-                + t[3][(legal >> 24 & 0xFF) as usize],
-        )
+        self.orbit_counts(self.legal_cells(self.x(s), self.o(s), self.to_move(s)))
     }
 
     fn same_bucket_children(&self, s: u64, out: &mut Vec<Edge>) {
@@ -724,6 +736,68 @@ impl Bucketed for BritishSquare {
         if self.legal_cells(x, o, me) == 0 && self.legal_cells(x, o, me.opponent()) != 0 {
             out.push(self.pass_edge(s));
         }
+    }
+
+    /// Every placement scores one piece and passes the turn.
+    fn class_kind(&self, _class: usize) -> (i8, bool) {
+        (1, false)
+    }
+
+    /// The child kernel's children, each written straight into its class's
+    /// slot (cell order, no branch per class).
+    #[inline]
+    fn class_children(&self, s: u64, sink: &mut ClassSink<'_>) {
+        let legal = self.legal_cells(self.x(s), self.o(s), self.to_move(s));
+        if legal != 0 && sink.reserve(self.orbit_counts(legal)) {
+            self.children_of(
+                s,
+                legal,
+                &mut ByClass {
+                    sink,
+                    orbit: &self.orbit,
+                    masks: &self.orbit_masks,
+                    legal,
+                },
+            );
+        }
+    }
+}
+
+/// Where the child kernels put each child: `emit(cell, child)`.
+trait Emit {
+    fn emit(&mut self, cell: u32, child: u64);
+}
+
+impl Emit for Vec<Edge> {
+    #[inline(always)]
+    fn emit(&mut self, cell: u32, child: u64) {
+        self.push(Edge {
+            mv: Move(cell as u16),
+            child,
+            reward: 1,
+            again: false,
+        });
+    }
+}
+
+/// Each child into the [`ClassSink`] slot of its cell's orbit: its place
+/// is the number of legal cells of the orbit before it.
+struct ByClass<'s, 'a> {
+    sink: &'s mut ClassSink<'a>,
+    orbit: &'s [u8],
+    masks: &'s [u64],
+    legal: u64,
+}
+
+impl Emit for ByClass<'_, '_> {
+    #[inline(always)]
+    fn emit(&mut self, cell: u32, child: u64) {
+        let class = self
+            .orbit
+            .get(cell as usize)
+            .map_or(usize::MAX, |&o| usize::from(o));
+        let before = self.legal & self.masks.get(class).copied().unwrap_or(0) & ((1 << cell) - 1);
+        self.sink.put(class, before.count_ones() as usize, child);
     }
 }
 
@@ -1152,7 +1226,7 @@ mod tests {
     }
 
     #[test]
-    fn the_vector_path_gives_what_the_portable_path_gives() {
+    fn the_vector_paths_and_class_runs_give_what_the_portable_path_gives() {
         for (n, center) in [(3, false), (4, true), (5, false), (5, true)] {
             let mut g = BritishSquare::new(n, center).unwrap();
             let best = g.simd;
@@ -1167,12 +1241,35 @@ mod tests {
                 let mut slow = Vec::new();
                 g.simd = Simd::None;
                 g.canonical_children(s, &mut slow);
-                for level in [Simd::Avx2, Simd::Avx512] {
+                // The bucketed solver's children: those of each class, in
+                // order.
+                let classes = g.orbit_sizes.len();
+                let mut want = vec![Vec::new(); classes];
+                for e in &slow {
+                    if let Some(c) = g.move_class(e.mv) {
+                        assert_eq!((e.reward, e.again), g.class_kind(c));
+                        want[c].push(e.child);
+                    }
+                }
+                for level in [Simd::None, Simd::Avx2, Simd::Avx512] {
                     if level <= best {
                         let mut fast = Vec::new();
                         g.simd = level;
                         g.canonical_children(s, &mut fast);
                         assert_eq!(fast, slow, "n={n} {level:?} state {s:#x}");
+                        let counts = g.class_counts(s);
+                        let mut at = vec![0];
+                        for c in 0..classes {
+                            at.push(at[c] + (counts >> (4 * c) & 15) as usize);
+                        }
+                        let mut out = vec![0; at[classes]];
+                        let mut sink = ClassSink::new(&mut out, &at);
+                        sink.start_state();
+                        g.class_children(s, &mut sink);
+                        assert_eq!(sink.end_state(), Ok(counts), "n={n} {level:?} state {s:#x}");
+                        let got: Vec<Vec<u64>> =
+                            at.windows(2).map(|w| out[w[0]..w[1]].to_vec()).collect();
+                        assert_eq!(got, want, "n={n} {level:?} state {s:#x}");
                     }
                 }
                 g.simd = best;

@@ -143,11 +143,250 @@ pub trait Bucketed: Game {
     /// The edges of [`Game::canonical_children`] whose class is `None`, in
     /// the same order.
     fn same_bucket_children(&self, state: u64, out: &mut Vec<Edge>);
+
+    /// The reward and turn (as in [`Edge`]) of every move of class
+    /// `class`: the moves of a class are all alike.
+    fn class_kind(&self, class: usize) -> (i8, bool);
+
+    /// Writes the children of `state` by the moves that leave its bucket
+    /// (the edges of [`Game::canonical_children`] whose class is `Some`)
+    /// into `sink`: [`ClassSink::reserve`] their number per class, then
+    /// [`ClassSink::push`] each. The default derives them from those two
+    /// methods; a game may override it with faster code that gives the same
+    /// children of each class in the same order (the solver checks the
+    /// numbers, not the order).
+    fn class_children(&self, state: u64, sink: &mut ClassSink<'_>) {
+        let mut edges = std::mem::take(&mut sink.edges);
+        edges.clear();
+        self.canonical_children(state, &mut edges);
+        let mut counts = 0u64;
+        for e in &edges {
+            if let Some(c) = self.move_class(e.mv) {
+                if c >= sink.classes {
+                    sink.fail("a move's class is out of range");
+                } else if (e.reward, e.again) != self.class_kind(c) {
+                    sink.fail("a move's reward or turn is not its class's");
+                } else if counts >> (4 * c) & 15 == 15 {
+                    sink.fail("it has more than 15 moves of a class");
+                } else {
+                    counts += 1 << (4 * c);
+                    continue;
+                }
+                break;
+            }
+        }
+        if sink.broken.is_none() && sink.reserve(counts) {
+            for e in &edges {
+                if let Some(c) = self.move_class(e.mv) {
+                    sink.push(c, e.child);
+                }
+            }
+        }
+        sink.edges = edges;
+    }
+}
+
+/// Where [`Bucketed::class_children`] writes the children of the states of
+/// one bucket: a run of slots per class, sized by the states'
+/// [`Bucketed::class_counts`], filled in order, state after state. It
+/// keeps what the solver checks: that each state fills exactly what it
+/// reserved, and that no class overflows its run.
+pub struct ClassSink<'a> {
+    out: &'a mut [u64],
+    classes: usize,
+    /// Per class: the next slot to write.
+    next: [usize; MAX_CLASSES],
+    /// Per class: the end of the current state's reservation.
+    limit: [usize; MAX_CLASSES],
+    /// Per class: the end of its run.
+    end: [usize; MAX_CLASSES],
+    /// The current state's reservation, 4 bits per class.
+    reserved: u64,
+    /// The current state's reservation in all, and the children written.
+    expected: usize,
+    written: usize,
+    broken: Option<&'static str>,
+    /// Scratch for the default [`Bucketed::class_children`].
+    edges: Vec<Edge>,
+}
+
+impl<'a> ClassSink<'a> {
+    /// A sink whose class `c` fills `out[at[c]..at[c + 1]]`; `at` is
+    /// ascending, with one more entry than there are classes (at most
+    /// [`MAX_CLASSES`]), and ends at most at `out.len()`.
+    pub(crate) fn new(out: &'a mut [u64], at: &[usize]) -> ClassSink<'a> {
+        let classes = at.len().saturating_sub(1).min(MAX_CLASSES);
+        let mut next = [0; MAX_CLASSES];
+        let mut end = [0; MAX_CLASSES];
+        for c in 0..classes {
+            next[c] = at[c];
+            end[c] = at[c + 1].min(out.len());
+        }
+        ClassSink {
+            out,
+            classes,
+            next,
+            limit: next,
+            end,
+            reserved: 0,
+            expected: 0,
+            written: 0,
+            broken: None,
+            edges: Vec::new(),
+        }
+    }
+
+    /// Reserves room for the current state's children: `counts` of each
+    /// class, 4 bits per class from bit 0 (as
+    /// [`Bucketed::class_counts`]). False (and the sink broken) when a
+    /// class would overflow its run, or `counts` names a class out of
+    /// range.
+    #[inline]
+    pub fn reserve(&mut self, counts: u64) -> bool {
+        if self.broken.is_some() {
+            return false;
+        }
+        if counts.checked_shr(4 * self.classes as u32).unwrap_or(0) != 0 {
+            self.fail("a move's class is out of range");
+            return false;
+        }
+        let mut fits = true;
+        let mut expected = 0;
+        for c in 0..self.classes {
+            let n = (counts >> (4 * c) & 15) as usize;
+            let limit = self.next[c] + n;
+            fits &= limit <= self.end[c];
+            self.limit[c] = limit;
+            expected += n;
+        }
+        self.expected = expected;
+        if !fits {
+            self.fail("it has more moves of a class than its class counts");
+            return false;
+        }
+        self.reserved = counts;
+        true
+    }
+
+    /// Writes the current state's next child of class `class` into its
+    /// reserved room (or breaks the sink if there is none).
+    #[inline(always)]
+    pub fn push(&mut self, class: usize, child: u64) {
+        match (self.next.get(class), self.limit.get(class)) {
+            (Some(&at), Some(&limit)) if at < limit => {
+                self.out[at] = child;
+                self.next[class] = at + 1;
+                self.written += 1;
+            }
+            _ => self.fail("it has more moves of a class than it reserved"),
+        }
+    }
+
+    /// Writes the current state's child of class `class` with place `rank`
+    /// among its children of the class (from 0), for a game that knows
+    /// where each child goes rather than pushing them in order (no
+    /// dependency from one child to the next). A state uses either
+    /// [`ClassSink::push`] or this, and writes every reserved place once.
+    #[inline(always)]
+    pub fn put(&mut self, class: usize, rank: usize, child: u64) {
+        match (self.next.get(class), self.limit.get(class)) {
+            (Some(&at), Some(&limit)) if rank < limit - at => {
+                self.out[at + rank] = child;
+                self.written += 1;
+            }
+            _ => self.fail("it has more moves of a class than it reserved"),
+        }
+    }
+
+    /// Marks the sink broken: the game broke its contract.
+    fn fail(&mut self, reason: &'static str) {
+        self.broken.get_or_insert(reason);
+    }
+
+    /// Starts the next state: nothing reserved.
+    #[inline]
+    pub(crate) fn start_state(&mut self) {
+        let c = self.classes;
+        self.limit[..c].copy_from_slice(&self.next[..c]);
+        self.reserved = 0;
+        self.expected = 0;
+        self.written = 0;
+    }
+
+    /// Ends the current state: what it reserved per class (4 bits each),
+    /// or how the game broke its contract, also when the state left some
+    /// of its reservation unwritten.
+    #[inline]
+    pub(crate) fn end_state(&mut self) -> Result<u64, &'static str> {
+        if self.written != self.expected {
+            self.fail("it wrote fewer children than it reserved");
+        }
+        let c = self.classes;
+        self.next[..c].copy_from_slice(&self.limit[..c]);
+        match self.broken {
+            Some(reason) => Err(reason),
+            None => Ok(self.reserved),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_class_sink_fills_what_is_reserved_and_refuses_the_rest() {
+        // Two classes: slots 0..3 and 3..5.
+        let mut out = [0u64; 5];
+        let mut sink = ClassSink::new(&mut out, &[0, 3, 5]);
+        sink.start_state();
+        assert!(sink.reserve(0x12)); // 2 of class 0, 1 of class 1
+        sink.push(0, 10);
+        sink.push(1, 30);
+        sink.push(0, 11);
+        assert_eq!(sink.end_state(), Ok(0x12));
+        sink.start_state();
+        assert!(sink.reserve(0x11));
+        sink.put(1, 0, 31);
+        sink.put(0, 0, 12);
+        assert_eq!(sink.end_state(), Ok(0x11));
+        drop(sink);
+        assert_eq!(out, [10, 11, 12, 30, 31]);
+
+        let broken = |at: &[usize], f: &dyn Fn(&mut ClassSink<'_>)| {
+            let mut out = [0u64; 8];
+            let mut sink = ClassSink::new(&mut out, at);
+            sink.start_state();
+            f(&mut sink);
+            sink.end_state().unwrap_err()
+        };
+        // More than the run holds.
+        assert!(broken(&[0, 1, 2], &|s| assert!(!s.reserve(0x2))).contains("class counts"));
+        // A class the scheme does not have.
+        assert!(broken(&[0, 1, 2], &|s| assert!(!s.reserve(0x100))).contains("out of range"));
+        // More than reserved, fewer than reserved, a place out of range.
+        assert!(broken(&[0, 4, 8], &|s| {
+            s.reserve(0x1);
+            s.push(0, 1);
+            s.push(0, 2);
+        })
+        .contains("reserved"));
+        assert!(broken(&[0, 4, 8], &|s| {
+            s.reserve(0x2);
+            s.push(0, 1);
+        })
+        .contains("fewer"));
+        assert!(broken(&[0, 4, 8], &|s| {
+            s.reserve(0x2);
+            s.put(0, 2, 1);
+        })
+        .contains("reserved"));
+        assert!(broken(&[0, 4, 8], &|s| {
+            s.reserve(0x2);
+            s.push(5, 1);
+        })
+        .contains("reserved"));
+    }
 
     #[test]
     fn piece_count_buckets_number_every_count_once() {

@@ -15,7 +15,7 @@ pub mod square;
 
 use std::fmt;
 
-pub use buckets::{BucketScheme, Bucketed, MAX_CLASSES, NO_BUCKET};
+pub use buckets::{BucketScheme, Bucketed, ClassSink, MAX_CLASSES, NO_BUCKET};
 
 /// One of the two players. `First` moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

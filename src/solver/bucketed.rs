@@ -5,9 +5,10 @@
 //! Layer `k + 1` is built from layer `k` in two parallel steps:
 //!
 //! 1. *expand*, per bucket of layer `k`: generate the canonical children of
-//!    its states, sorted by class; the children of one class all lie in one
-//!    bucket of layer `k + 1`. Each state's number of children of each class
-//!    is kept for the backward pass.
+//!    its states, class by class ([`Bucketed::class_children`] into a
+//!    [`ClassSink`]); the children of one class all lie in one bucket of
+//!    layer `k + 1`. Each state's number of children of each class is
+//!    recomputed by the backward pass, not stored.
 //! 2. *name*, per bucket of layer `k + 1`: insert the children of every
 //!    (bucket, class) that leads there into one small hash table, which gives
 //!    each distinct state its local id (its index in the bucket) and each
@@ -16,8 +17,8 @@
 //!
 //! The backward pass scores the buckets of a layer in parallel, last layer
 //! first, reading each child's value by local id from its bucket's values,
-//! a small array. The records are then packed and radix-sorted as by the
-//! plain solver; they are identical to its records (a test checks).
+//! a small array. The records are then packed and sorted; they are
+//! identical to the plain solver's records (a test checks).
 
 use std::cell::RefCell;
 
@@ -26,8 +27,15 @@ use rayon::prelude::*;
 use super::backward::{best_value, through, Kind};
 use super::{overflow, prefetch, Cell, Progress, Solution, SolveError};
 use crate::db::layout::RecordLayout;
-use crate::game::{BucketScheme, Bucketed, Edge, MAX_CLASSES, NO_BUCKET};
+use crate::game::{BucketScheme, Bucketed, ClassSink, Edge, MAX_CLASSES, NO_BUCKET};
 use crate::value::Value;
+
+/// Whether [`Probe::insert_all`] may use AVX-512 (F, DQ and VL).
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx512f") && has!("avx512dq") && has!("avx512vl")
+}
 
 /// The most states a bucket may hold: local ids are `u16`.
 const MAX_BUCKET: usize = 1 << 16;
@@ -76,8 +84,6 @@ struct Values {
 thread_local! {
     /// Per possible cell: its palette code + 1, or 0 (reset after use).
     static PALETTE_INDEX: RefCell<Vec<u16>> = RefCell::new(vec![0; 1 << 16]);
-    /// The expand step's buffers.
-    static EXPAND: RefCell<Vec<Edge>> = RefCell::default();
     /// The name step's buffers.
     static NAME: RefCell<NameScratch> = RefCell::default();
 }
@@ -145,50 +151,21 @@ fn expand<G: Bucketed + ?Sized>(
     at: &[usize],
     out: &mut [u64],
 ) -> Result<Vec<Option<Kind>>, SolveError> {
-    let classes = at.len() - 1;
-    let mut next = [0usize; MAX_CLASSES];
-    next[..classes].copy_from_slice(&at[..classes]);
-    let mut kinds: Vec<Option<Kind>> = vec![None; classes];
-    EXPAND.with(|scratch| {
-        let edges = &mut *scratch.borrow_mut();
-        for &parent in keys {
-            edges.clear();
-            game.canonical_children(parent, edges);
-            let broken = |reason| SolveError::BucketContract {
-                state: parent,
-                reason,
-            };
-            let mut got = 0u64;
-            for e in edges.iter() {
-                // Moves within the bucket were followed when it was named.
-                let Some(c) = game.move_class(e.mv) else {
-                    continue;
-                };
-                if c >= classes {
-                    return Err(broken("a move's class is out of range"));
-                }
-                let kind = (e.reward, e.again);
-                match kinds[c] {
-                    None => kinds[c] = Some(kind),
-                    Some(k) if k != kind => {
-                        return Err(broken("moves of one class differ in reward or turn"))
-                    }
-                    Some(_) => {}
-                }
-                got += 1 << (4 * c);
-                let i = next[c];
-                if i >= at[c + 1] {
-                    return Err(broken("it has more moves of a class than its class counts"));
-                }
-                out[i] = e.child;
-                next[c] = i + 1;
-            }
-            if got != game.class_counts(parent) {
-                return Err(broken("its moves of each class are not its class counts"));
-            }
+    let mut sink = ClassSink::new(out, at);
+    for &parent in keys {
+        sink.start_state();
+        game.class_children(parent, &mut sink);
+        let broken = |reason| SolveError::BucketContract {
+            state: parent,
+            reason,
+        };
+        if sink.end_state().map_err(broken)? != game.class_counts(parent) {
+            return Err(broken("its moves of each class are not its class counts"));
         }
-        Ok(kinds)
-    })
+    }
+    Ok((0..at.len() - 1)
+        .map(|c| (at[c + 1] > at[c]).then(|| game.class_kind(c)))
+        .collect())
 }
 
 /// The name step's table: an insert-only hash set of one bucket's states,
@@ -276,6 +253,71 @@ impl Probe {
     /// bits: the caller checks the size) to `ids`, as long. The home slots of the
     /// keys a few places ahead are fetched early: the probes are independent.
     fn insert_all(&mut self, keys: &[u64], ids: &mut [u16]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx512() {
+            // SAFETY: the processor has the features (checked).
+            return unsafe { self.insert_all_avx512(keys, ids) };
+        }
+        self.insert_all_scalar(keys, ids);
+    }
+
+    /// [`Probe::insert_all`] eight keys at a time: most keys are already in
+    /// the table at their home slot, so one gather of the 8 home slots and
+    /// one of their ids name most of them without a branch; the rest go
+    /// through [`Probe::insert`] in order, so the ids are those the scalar
+    /// code gives.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 F, DQ and VL.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    unsafe fn insert_all_avx512(&mut self, keys: &[u64], ids: &mut [u16]) {
+        use std::arch::x86_64::*;
+        let n = keys.len().min(ids.len());
+        let mut i = 0;
+        while i + 8 <= n {
+            // No growth inside a batch: the gathered homes stay valid.
+            if (self.keys.len() + 8) * 2 > 1 << self.bits {
+                self.grow();
+            }
+            for &ahead in keys.iter().skip(i + AHEAD).take(8) {
+                let h = self.home(ahead);
+                prefetch(&self.slots[h]);
+                prefetch(&self.ids[h]);
+            }
+            let batch = &keys[i..i + 8];
+            let k = _mm512_loadu_si512(batch.as_ptr().cast());
+            let tag = _mm512_add_epi64(k, _mm512_set1_epi64(1));
+            let shift = _mm_cvtsi64_si128(i64::from(64 - self.bits));
+            let home =
+                _mm512_srl_epi64(_mm512_mullo_epi64(k, _mm512_set1_epi64(MUL as i64)), shift);
+            // SAFETY: every home is below 2^bits, and both arrays hold at
+            // least 2^bits entries.
+            let slots = _mm512_i64gather_epi64::<8>(home, self.slots.as_ptr().cast());
+            let hit = _mm512_cmpeq_epi64_mask(slots, tag);
+            // SAFETY: as above; lanes not hit are not read.
+            let found = _mm512_mask_i64gather_epi32::<4>(
+                _mm256_setzero_si256(),
+                hit,
+                home,
+                self.ids.as_ptr().cast(),
+            );
+            let out = &mut ids[i..i + 8];
+            // SAFETY: `out` holds 8 u16s, 16 bytes.
+            _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_cvtepi32_epi16(found));
+            let mut miss = !hit;
+            while miss != 0 {
+                let j = miss.trailing_zeros() as usize;
+                miss &= miss - 1;
+                out[j] = self.insert(batch[j]) as u16;
+            }
+            i += 8;
+        }
+        self.insert_all_scalar(&keys[i..n], &mut ids[i..n]);
+    }
+
+    /// [`Probe::insert_all`] one key at a time.
+    fn insert_all_scalar(&mut self, keys: &[u64], ids: &mut [u16]) {
         for (i, (&key, id)) in keys.iter().zip(ids).enumerate() {
             if let Some(&ahead) = keys.get(i + AHEAD) {
                 let h = self.home(ahead);
@@ -504,8 +546,9 @@ fn score<G: Bucketed + ?Sized>(
 
 /// Packs every state with its value into a record and sorts the records
 /// into `records` (whose old contents are overwritten): scattered by their
-/// top 16 key bits into place, then each group sorted alone. One array, no
-/// second one for a radix sort to copy into.
+/// top 16 key bits into place, then each group sorted alone by a radix sort (the
+/// groups are uneven, up to a tenth of the records: canonical keys crowd
+/// their top bits).
 fn pack_sorted(
     buckets: Vec<Bucket>,
     order: &[u32],
@@ -549,7 +592,9 @@ fn pack_sorted(
         parts.push(head);
         rest = tail;
     }
-    parts.into_par_iter().for_each(|p| p.sort_unstable());
+    parts.into_par_iter().for_each_init(Vec::new, |scratch, p| {
+        super::radix::sort_in_place(p, scratch)
+    });
     Ok(records)
 }
 
@@ -653,13 +698,17 @@ pub fn solve<G: Bucketed + ?Sized>(
             }
             at.push(total);
         }
-        children.clear();
-        if total > children.capacity() {
-            children.reserve(grown(total, children.capacity()));
+        // Every slot of the layer's share is written by `expand`: no
+        // clearing, only growing.
+        if total > children.len() {
+            if total > children.capacity() {
+                children.reserve(grown(total, children.capacity()) - children.len());
+                super::advise_huge_pages(&children);
+            }
+            children.resize(total, 0);
         }
-        children.resize(total, 0);
         let mut outs = Vec::with_capacity(sources.len());
-        let mut rest: &mut [u64] = &mut children;
+        let mut rest: &mut [u64] = &mut children[..total];
         for i in 0..sources.len() {
             let row = &at[i * (classes + 1)..(i + 1) * (classes + 1)];
             let (head, tail) = rest.split_at_mut(row[classes] - row[0]);
@@ -815,6 +864,39 @@ mod tests {
     use crate::solver::NoProgress;
 
     #[test]
+    fn the_vector_probe_names_as_the_scalar_one() {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx512() {
+            let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+            for (distinct, n, expected) in
+                [(50u64, 400usize, 10usize), (3000, 20_000, 100), (7, 13, 1)]
+            {
+                let keys: Vec<u64> = (0..n)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        (seed % distinct).wrapping_mul(0x0123_4567_89AB) >> 13
+                    })
+                    .collect();
+                let (mut a, mut b) = (Probe::default(), Probe::default());
+                // Too small at first: both grow on the way.
+                a.reset(expected);
+                b.reset(expected);
+                let (mut ia, mut ib) = (vec![0u16; n], vec![0u16; n]);
+                a.insert_all_scalar(&keys, &mut ia);
+                // SAFETY: the processor has the features (checked).
+                unsafe { b.insert_all_avx512(&keys, &mut ib) };
+                assert_eq!(ia, ib);
+                assert_eq!(a.keys, b.keys);
+                for (&k, &id) in keys.iter().zip(&ia) {
+                    assert_eq!(a.keys[usize::from(id)], k);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn gives_the_plain_solvers_records() {
         for variant in ["3x3", "4x4", "4x4,center-allowed", "5x5", "center-allowed"] {
             let g = BritishSquare::from_variant(variant).unwrap();
@@ -949,6 +1031,9 @@ mod tests {
         }
         fn same_bucket_children(&self, s: u64, out: &mut Vec<Edge>) {
             self.0.same_bucket_children(s, out)
+        }
+        fn class_kind(&self, class: usize) -> (i8, bool) {
+            self.0.class_kind(class)
         }
     }
 

@@ -70,9 +70,83 @@ pub(super) fn sort(records: &mut Vec<u64>, key_shift: u32) {
     }
 }
 
+/// Below this many values [`sort_in_place`] hands over to `sort_unstable`.
+const SMALL: usize = 64;
+
+/// Sorts `values` (any `u64`s) most significant digit first, through
+/// `scratch` (grown to `values.len()` if shorter): each pass splits on the
+/// highest bits on which the values still differ, so skewed values (the
+/// canonical keys crowd their top bits) split as evenly as their spread
+/// allows, and each part is sorted alone while it is in cache.
+pub(super) fn sort_in_place(values: &mut [u64], scratch: &mut Vec<u64>) {
+    if values.len() <= SMALL {
+        values.sort_unstable();
+        return;
+    }
+    let first = values[0];
+    let differ = values.iter().fold(0, |a, &v| a | (v ^ first));
+    if differ == 0 {
+        return;
+    }
+    let hi = 64 - differ.leading_zeros();
+    // About 16 values per part on evenly spread input, at most 4096 parts.
+    let bits = (usize::BITS - (values.len() / 16).leading_zeros()).clamp(4, 12);
+    let bits = bits.min(hi);
+    let shift = hi - bits;
+    let mask = (1usize << bits) - 1;
+    let mut at = vec![0usize; (1 << bits) + 1];
+    for &v in values.iter() {
+        at[(v >> shift) as usize & mask] += 1;
+    }
+    let mut sum = 0;
+    for a in at.iter_mut() {
+        let c = *a;
+        *a = sum;
+        sum += c;
+    }
+    if scratch.len() < values.len() {
+        scratch.resize(values.len(), 0);
+    }
+    let mut next = at.clone();
+    for &v in values.iter() {
+        let d = (v >> shift) as usize & mask;
+        scratch[next[d]] = v;
+        next[d] += 1;
+    }
+    values.copy_from_slice(&scratch[..values.len()]);
+    for w in at.windows(2) {
+        if w[1] - w[0] > 1 {
+            sort_in_place(&mut values[w[0]..w[1]], scratch);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sort_in_place_sorts_like_sort_unstable() {
+        let mut seed = 0x0F1E_2D3C_4B5A_6978u64;
+        let mut scratch = Vec::new();
+        for n in [0usize, 1, 2, 64, 65, 1000, 100_000] {
+            for spread in [64u32, 40, 20, 3] {
+                let mut v: Vec<u64> = (0..n)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        // Skewed: the top bits mostly zero, duplicates allowed.
+                        (seed >> (64 - spread)) & (seed >> 3 | 0xFFF)
+                    })
+                    .collect();
+                let mut want = v.clone();
+                want.sort_unstable();
+                sort_in_place(&mut v, &mut scratch);
+                assert_eq!(v, want, "n={n} spread={spread}");
+            }
+        }
+    }
 
     #[test]
     fn sorts_like_sort_unstable() {
