@@ -306,8 +306,9 @@ impl<'a> ClassSink<'a> {
     /// Starts the next state: nothing reserved.
     #[inline]
     pub(crate) fn start_state(&mut self) {
-        let c = self.classes;
-        self.limit[..c].copy_from_slice(&self.next[..c]);
+        // Whole arrays: a fixed-size copy is a few vector moves, a slice
+        // copy a call.
+        self.limit = self.next;
         self.reserved = 0;
         self.expected = 0;
         self.written = 0;
@@ -321,8 +322,7 @@ impl<'a> ClassSink<'a> {
         if self.written != self.expected {
             self.fail("it wrote fewer children than it reserved");
         }
-        let c = self.classes;
-        self.next[..c].copy_from_slice(&self.limit[..c]);
+        self.next = self.limit;
         match self.broken {
             Some(reason) => Err(reason),
             None => Ok(self.reserved),
