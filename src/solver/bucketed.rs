@@ -665,12 +665,12 @@ pub fn solve<G: Bucketed + ?Sized>(
     // Per bucket: where the children of the layer being expanded start, by
     // class (`classes + 1` entries), as an index into `at`.
     let mut row = vec![u32::MAX; scheme.count()];
-    // The children of the layer being expanded, bucket by bucket, class by
-    // class; the buffer serves every layer.
-    let mut children: Vec<u64> = Vec::new();
     // The child ids of every edge, bucket by bucket, 2 bytes each, in an
     // array of words: once the values are known, its memory (already paged
-    // in, larger than the records) becomes the records' array.
+    // in, larger than the records) becomes the records' array. While a
+    // layer is expanded, its children (bucket by bucket, class by class)
+    // lie past the room for its ids, where later layers' ids will go: the
+    // pages are touched once for both (fresh pages cost kernel time).
     let mut arena: Vec<u64> = Vec::new();
     let mut ids_len = 0usize;
     for k in 0..layers {
@@ -698,17 +698,22 @@ pub fn solve<G: Bucketed + ?Sized>(
             }
             at.push(total);
         }
-        // Every slot of the layer's share is written by `expand`: no
-        // clearing, only growing.
-        if total > children.len() {
-            if total > children.capacity() {
-                children.reserve(grown(total, children.capacity()) - children.len());
-                super::advise_huge_pages(&children);
+        // The layer's ids (one per child) then its children. Every slot is
+        // written before it is read: no clearing, only growing.
+        let ids_end = ids_len + total;
+        let children_at = ids_end.div_ceil(4);
+        let need = children_at + total;
+        if need > arena.len() {
+            if need > arena.capacity() {
+                arena.reserve(grown(need, arena.capacity()) - arena.len());
+                super::advise_huge_pages(&arena);
             }
-            children.resize(total, 0);
+            arena.resize(need, 0);
         }
+        let (id_words, children) = arena.split_at_mut(children_at);
+        let children = &mut children[..total];
         let mut outs = Vec::with_capacity(sources.len());
-        let mut rest: &mut [u64] = &mut children[..total];
+        let mut rest: &mut [u64] = children;
         for i in 0..sources.len() {
             let row = &at[i * (classes + 1)..(i + 1) * (classes + 1)];
             let (head, tail) = rest.split_at_mut(row[classes] - row[0]);
@@ -725,6 +730,7 @@ pub fn solve<G: Bucketed + ?Sized>(
                 expand(game, &buckets[b as usize].keys, &local, out)
             })
             .collect::<Result<_, _>>()?;
+        let children: &[u64] = children;
         // The children of bucket `b`'s class `c`.
         let class = |b: u32, c: usize| -> &[u64] {
             let r = row[b as usize];
@@ -781,14 +787,15 @@ pub fn solve<G: Bucketed + ?Sized>(
             buckets[t as usize].ids_at = end;
             end += offset;
         }
-        let words = end.div_ceil(4);
-        if words > arena.capacity() {
-            arena.reserve(grown(words, arena.capacity()) - arena.len());
-            super::advise_huge_pages(&arena);
+        if end != ids_end {
+            // Every child is in one visit of one target.
+            return Err(SolveError::BucketContract {
+                state: start,
+                reason: "its game's classes lead to buckets that do not take them",
+            });
         }
-        arena.resize(words, 0);
         let mut outs = Vec::with_capacity(targets.len());
-        let mut rest = &mut bytemuck::cast_slice_mut::<u64, u16>(&mut arena)[ids_len..end];
+        let mut rest = &mut bytemuck::cast_slice_mut::<u64, u16>(id_words)[ids_len..end];
         for (i, &at) in starts.iter().enumerate() {
             let next = starts.get(i + 1).copied().unwrap_or(end);
             let (head, tail) = rest.split_at_mut(next - at);
@@ -820,7 +827,7 @@ pub fn solve<G: Bucketed + ?Sized>(
         }
         progress.advance(1);
     }
-    drop(children);
+    arena.truncate(ids_len.div_ceil(4));
     progress.finish_phase();
 
     progress.start_phase("solve", layers as u64);
