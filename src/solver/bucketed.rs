@@ -428,7 +428,7 @@ impl ClassView<'_> {
 thread_local! {
     /// The score step's buffers: class counts per state, and the state of
     /// each edge of a class.
-    static SCORE: RefCell<(Vec<u64>, Vec<u16>, Vec<i64>)> = RefCell::default();
+    static SCORE: RefCell<(Vec<u64>, Vec<u16>)> = RefCell::default();
 }
 
 /// Scores the states of bucket `b` (layer `k`), whose children in the next
@@ -449,7 +449,7 @@ fn score<G: Bucketed + ?Sized>(
     let n = bucket.keys.len();
     let mut best = vec![i64::MIN; n];
     SCORE.with(|scratch| {
-        let (packed, parents, class_best) = &mut *scratch.borrow_mut();
+        let (packed, parents) = &mut *scratch.borrow_mut();
         packed.clear();
         packed.extend(bucket.keys.iter().map(|&key| game.class_counts(key)));
         for (c, kind) in bucket.kinds.iter().enumerate() {
@@ -483,22 +483,18 @@ fn score<G: Bucketed + ?Sized>(
             };
             // The best edge of each state, in one pass without branches:
             // the edges of a state are in a row, so a running maximum that
-            // restarts at each new state, stored after every edge, leaves
-            // each state's best in `class_best` (`expand` checked the
-            // counts, so every state index is in range).
-            class_best.clear();
-            class_best.resize(n, i64::MIN);
+            // starts from the state's best of the classes before, stored
+            // after every edge, leaves its best in `best` (`expand` checked
+            // the counts, so every state index is in range).
             let mut running = i64::MIN;
             let mut prev = u16::MAX;
             for (&parent, &id) in parents[..len].iter().zip(view.ids) {
                 let v = view.preference(id);
-                let base = if parent == prev { running } else { i64::MIN };
+                let slot = &mut best[usize::from(parent)];
+                let base = if parent == prev { running } else { *slot };
                 running = base.max(v);
                 prev = parent;
-                class_best[usize::from(parent)] = running;
-            }
-            for (b, &c) in best.iter_mut().zip(class_best.iter()) {
-                *b = (*b).max(c);
+                *slot = running;
             }
         }
     });
