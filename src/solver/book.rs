@@ -456,7 +456,11 @@ fn search_layer<G: BookGame>(
                                 Some(hint) => game.search_near(&mut searcher, keys[i], hint),
                                 None => game.search(&mut searcher, keys[i]),
                             };
-                            last = Some(v);
+                            // A game that ends within two plies says
+                            // nothing about its neighbours' values.
+                            if v.remoteness > 2 {
+                                last = Some(v);
+                            }
                             (i, v)
                         })
                         .collect();

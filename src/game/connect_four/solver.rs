@@ -129,7 +129,7 @@ impl Solver {
         Solver::build(Solver::DEFAULT_TABLE_BITS)
     }
 
-    /// A solver with a table of `2^bits` entries of 8 bytes (16 to 32).
+    /// A solver with a table of `2^bits` entries of 8 bytes (20 to 32).
     pub fn with_table_bits(bits: u32) -> Result<Solver, TableSizeError> {
         if (table::MIN_BITS..=table::MAX_BITS).contains(&bits) {
             Ok(Solver::build(bits))
@@ -537,7 +537,7 @@ impl<'t, G: Geometry> Search<'t, G> {
             for &(_, _, child) in &buf[..n] {
                 if let Some((_, hi)) = self.table.get(child) {
                     if -hi >= beta {
-                        self.table.put(key, -hi, highest);
+                        self.table.put(key, -hi, highest, cells - moves);
                         return -hi;
                     }
                 }
@@ -548,7 +548,7 @@ impl<'t, G: Geometry> Search<'t, G> {
             let score = -self.negamax(current ^ mask, mask | mv, moves + 1, -beta, -alpha);
             if score >= beta {
                 if use_table {
-                    self.table.put(key, score, highest);
+                    self.table.put(key, score, highest, cells - moves);
                 }
                 return score;
             }
@@ -557,7 +557,7 @@ impl<'t, G: Geometry> Search<'t, G> {
             }
         }
         if use_table {
-            self.table.put(key, lowest, alpha);
+            self.table.put(key, lowest, alpha, cells - moves);
         }
         alpha
     }
@@ -573,7 +573,7 @@ mod tests {
 
     #[test]
     fn finished_and_immediate_positions() {
-        let mut s = Solver::with_table_bits(16).expect("size");
+        let mut s = Solver::with_table_bits(20).expect("size");
         // X to move wins at once with its fourth stone: (42 + 1 - 6) / 2.
         assert_eq!(s.solve(&pos("121212")), 18);
         // X just won: O to move has lost, by X's score one move earlier.
@@ -593,9 +593,9 @@ mod tests {
             "4444443322",
             "44444433",
         ];
-        let mut lone = Solver::with_table_bits(16).expect("size");
+        let mut lone = Solver::with_table_bits(20).expect("size");
         let expected: Vec<i32> = positions.iter().map(|m| lone.solve(&pos(m))).collect();
-        let first = Solver::with_table_bits(16).expect("size");
+        let first = Solver::with_table_bits(20).expect("size");
         let mut solvers = [first.sharing(), first.sharing(), first];
         std::thread::scope(|scope| {
             for (t, solver) in solvers.iter_mut().enumerate() {
@@ -613,7 +613,7 @@ mod tests {
 
     #[test]
     fn a_guess_changes_the_work_not_the_score() {
-        let mut s = Solver::with_table_bits(18).expect("size");
+        let mut s = Solver::with_table_bits(20).expect("size");
         for m in [
             "2252576253462244111563365343671351441",
             "7422341735647741166133573473242566",
@@ -635,7 +635,7 @@ mod tests {
         // 5x4: every position of 4 to 6 stones, scored by the solver (the
         // shallower ones are searched, down to the book).
         let v = Variant::new(5, 4).expect("fits");
-        let mut plain = Solver::with_table_bits(18).expect("size");
+        let mut plain = Solver::with_table_bits(20).expect("size");
         let mut layer = vec![Position::new(v)];
         let mut entries = Vec::new();
         for _ in 0..=6 {
@@ -653,7 +653,7 @@ mod tests {
         }
         let book = Arc::new(BookScores::new(v, entries));
         assert_eq!(book.depth(), 6);
-        let mut with = Solver::with_table_bits(18).expect("size");
+        let mut with = Solver::with_table_bits(20).expect("size");
         with.set_book(Some(Arc::clone(&book)));
         let (mut nodes_with, mut nodes_plain) = (0, 0);
         for m in ["", "3", "33", "323", "3232", "12345", "331"] {
@@ -673,7 +673,7 @@ mod tests {
             "{nodes_with} vs {nodes_plain}"
         );
         // A book of another board is not used.
-        let mut other = Solver::with_table_bits(18).expect("size");
+        let mut other = Solver::with_table_bits(20).expect("size");
         other.set_book(Some(book));
         let p = pos("4444443322");
         assert_eq!(other.solve(&p), plain.solve(&p));
