@@ -5,6 +5,7 @@
 //! sorted strictly ascending, each a canonical state key in the high bits and
 //! its value in the low bits (see [`layout::RecordLayout`]).
 
+mod direct;
 pub mod header;
 pub mod layout;
 pub mod reader;

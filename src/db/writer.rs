@@ -23,7 +23,6 @@
 //! names mark them as temporary.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::header::{Header, FLAG_COMPLETE};
@@ -117,30 +116,6 @@ fn record_bytes(records: &[u64]) -> std::borrow::Cow<'_, [u8]> {
     } else {
         std::borrow::Cow::Owned(records.iter().flat_map(|r| r.to_le_bytes()).collect())
     }
-}
-
-/// XXH3-128 of a database file's records, read in blocks.
-fn records_checksum(path: &Path) -> Result<u128, DbError> {
-    use std::io::{Read, Seek, SeekFrom};
-    let io = |error| DbError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let mut f = File::open(path).map_err(io)?;
-    f.seek(SeekFrom::Start(super::header::HEADER_SIZE as u64))
-        .map_err(io)?;
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io(e)),
-        };
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher.digest128())
 }
 
 /// The header describing a solution of a game.
@@ -309,12 +284,8 @@ pub fn write_database<'a>(
     remove_stale_in(&dir, &name);
     let tmp = create_temporary(&dir, &name).map_err(io_at(&dir))?;
     let tmp_path = tmp.path().to_path_buf();
-    {
-        let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
-        w.write_all(&header_bytes).map_err(io_at(&tmp_path))?;
-        w.write_all(&solution.bytes()).map_err(io_at(&tmp_path))?;
-        w.flush().map_err(io_at(&tmp_path))?;
-    }
+    super::direct::write_parts(tmp.as_file(), &[&header_bytes, &solution.bytes()])
+        .map_err(io_at(&tmp_path))?;
     // Temporary files are private (0600); a published database is for every
     // reader: keep the mode of the file it replaces, else rw-r--r--.
     #[cfg(unix)]
@@ -327,9 +298,9 @@ pub fn write_database<'a>(
     }
     tmp.as_file().sync_all().map_err(io_at(&tmp_path))?;
     // Read back what reached the disk before publishing it: the header
-    // through the reader's validation, the records by plain reads (mapping
-    // them would add the whole file to our resident memory, next to the
-    // solution that is still there).
+    // through the reader's validation, the records by reads that bypass the
+    // page cache where possible (mapping them would add the whole file to our
+    // resident memory, next to the solution that is still there).
     let check = Database::open(&tmp_path)?;
     if check.header() != &header {
         return Err(DbError::HeaderField {
@@ -338,7 +309,9 @@ pub fn write_database<'a>(
         });
     }
     drop(check);
-    if records_checksum(&tmp_path)? != header.records_checksum {
+    let written = super::direct::checksum_from(&tmp_path, super::header::HEADER_SIZE as u64)
+        .map_err(io_at(&tmp_path))?;
+    if written != header.records_checksum {
         return Err(DbError::RecordsChecksum);
     }
     tmp.persist(path).map_err(|e| DbError::Io {
