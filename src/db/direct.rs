@@ -73,6 +73,11 @@ pub(super) fn checksum_from(path: &Path, offset: u64) -> std::io::Result<u128> {
     if let Some(sum) = linux::checksum_direct(path, offset)? {
         return Ok(sum);
     }
+    checksum_buffered(path, offset)
+}
+
+/// [`checksum_from`] through the page cache.
+fn checksum_buffered(path: &Path, offset: u64) -> std::io::Result<u128> {
     let mut f = File::open(path)?;
     f.seek(SeekFrom::Start(offset))?;
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -229,6 +234,7 @@ mod tests {
             for offset in [0, head as u64, (head + body) as u64] {
                 let want = xxhash_rust::xxh3::xxh3_128(&bytes[offset as usize..]);
                 assert_eq!(checksum_from(&path, offset).unwrap(), want);
+                assert_eq!(checksum_buffered(&path, offset).unwrap(), want);
             }
             write_buffered(&File::create(&path).unwrap(), &parts).unwrap();
             assert_eq!(std::fs::read(&path).unwrap(), &data[..head + body]);
