@@ -227,9 +227,21 @@ impl Probe {
     /// The id of `key`, inserted if new.
     #[inline(always)]
     fn insert(&mut self, key: u64) -> u32 {
-        if (self.keys.len() + 1) * 2 > 1 << self.bits {
+        self.make_room(1);
+        self.insert_in_room(key)
+    }
+
+    /// Grows the table if `n` more keys could leave it over half full.
+    #[inline(always)]
+    fn make_room(&mut self, n: usize) {
+        while (self.keys.len() + n) * 2 > 1 << self.bits {
             self.grow();
         }
+    }
+
+    /// [`Probe::insert`] where [`Probe::make_room`] made room for it.
+    #[inline(always)]
+    fn insert_in_room(&mut self, key: u64) -> u32 {
         let mask = (1usize << self.bits) - 1;
         let mut at = self.home(key);
         let tag = key + 1;
@@ -277,9 +289,7 @@ impl Probe {
         let mut i = 0;
         while i + 8 <= n {
             // No growth inside a batch: the gathered homes stay valid.
-            if (self.keys.len() + 8) * 2 > 1 << self.bits {
-                self.grow();
-            }
+            self.make_room(8);
             for &ahead in keys.iter().skip(i + AHEAD).take(8) {
                 let h = self.home(ahead);
                 prefetch(&self.slots[h]);
@@ -309,22 +319,29 @@ impl Probe {
             while miss != 0 {
                 let j = miss.trailing_zeros() as usize;
                 miss &= miss - 1;
-                out[j] = self.insert(batch[j]) as u16;
+                out[j] = self.insert_in_room(batch[j]) as u16;
             }
             i += 8;
         }
         self.insert_all_scalar(&keys[i..n], &mut ids[i..n]);
     }
 
-    /// [`Probe::insert_all`] one key at a time.
+    /// [`Probe::insert_all`] one key at a time, with room made for a run of
+    /// keys at once.
     fn insert_all_scalar(&mut self, keys: &[u64], ids: &mut [u16]) {
-        for (i, (&key, id)) in keys.iter().zip(ids).enumerate() {
-            if let Some(&ahead) = keys.get(i + AHEAD) {
-                let h = self.home(ahead);
-                prefetch(&self.slots[h]);
-                prefetch(&self.ids[h]);
+        const RUN: usize = 64;
+        for (r, ids) in ids.chunks_mut(RUN).enumerate() {
+            self.make_room(ids.len());
+            for (i, id) in (r * RUN..).zip(ids) {
+                if let Some(&ahead) = keys.get(i + AHEAD) {
+                    let h = self.home(ahead);
+                    prefetch(&self.slots[h]);
+                    prefetch(&self.ids[h]);
+                }
+                if let Some(&key) = keys.get(i) {
+                    *id = self.insert_in_room(key) as u16;
+                }
             }
-            *id = self.insert(key) as u16;
         }
     }
 }
