@@ -731,11 +731,19 @@ impl Bucketed for BritishSquare {
     }
 
     fn same_bucket_children(&self, s: u64, out: &mut Vec<Edge>) {
+        self.counts_and_same_bucket_children(s, out);
+    }
+
+    /// One computation of the mover's legal cells for both.
+    #[inline]
+    fn counts_and_same_bucket_children(&self, s: u64, out: &mut Vec<Edge>) -> u64 {
         let (x, o) = (self.x(s), self.o(s));
         let me = self.to_move(s);
-        if self.legal_cells(x, o, me) == 0 && self.legal_cells(x, o, me.opponent()) != 0 {
+        let legal = self.legal_cells(x, o, me);
+        if legal == 0 && self.legal_cells(x, o, me.opponent()) != 0 {
             out.push(self.pass_edge(s));
         }
+        self.orbit_counts(legal)
     }
 
     /// Every placement scores one piece and passes the turn.

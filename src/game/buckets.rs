@@ -136,13 +136,23 @@ pub trait Bucketed: Game {
     /// The number of edges of each class among [`Game::canonical_children`]
     /// of `state`, 4 bits per class from bit 0 (so a scheme has at most 16
     /// classes, and a state at most 15 moves of a class). The solver
-    /// recomputes these rather than storing them, and checks them against
-    /// the children.
+    /// recomputes these rather than storing them (it sums them per bucket
+    /// when it names the bucket's states), and checks them against the
+    /// children.
     fn class_counts(&self, state: u64) -> u64;
 
     /// The edges of [`Game::canonical_children`] whose class is `None`, in
     /// the same order.
     fn same_bucket_children(&self, state: u64, out: &mut Vec<Edge>);
+
+    /// [`Bucketed::class_counts`] of `state`, with its
+    /// [`Bucketed::same_bucket_children`] appended to `out`: what the
+    /// solver asks of every state when it first meets it, in one call, for
+    /// games where both come from the same work.
+    fn counts_and_same_bucket_children(&self, state: u64, out: &mut Vec<Edge>) -> u64 {
+        self.same_bucket_children(state, out);
+        self.class_counts(state)
+    }
 
     /// The reward and turn (as in [`Edge`]) of every move of class
     /// `class`: the moves of a class are all alike.

@@ -7,13 +7,15 @@
 //! 1. *expand*, per bucket of layer `k`: generate the canonical children of
 //!    its states, class by class ([`Bucketed::class_children`] into a
 //!    [`ClassSink`]); the children of one class all lie in one bucket of
-//!    layer `k + 1`. Each state's number of children of each class is
-//!    recomputed by the backward pass, not stored.
+//!    layer `k + 1`, where they go is known from each bucket's moves per
+//!    class, summed when its states were named. Each state's number of
+//!    children of each class is recomputed by the backward pass, not stored.
 //! 2. *name*, per bucket of layer `k + 1`: insert the children of every
 //!    (bucket, class) that leads there into one small hash table, which gives
 //!    each distinct state its local id (its index in the bucket) and each
 //!    edge its child's id; close the bucket under its same-bucket moves
-//!    (forced passes); check every state's bucket and layer.
+//!    (forced passes); check every state's bucket and layer, and sum the
+//!    bucket's moves of each class.
 //!
 //! The backward pass scores the buckets of a layer in parallel, last layer
 //! first, reading each child's value by local id from its bucket's values,
@@ -67,6 +69,9 @@ struct Bucket {
     same: Vec<SameEdge>,
     /// Per class: the kind of its edges, `None` when there are none.
     kinds: Vec<Option<Kind>>,
+    /// Per class: its moves from all the bucket's states (the sum of their
+    /// [`Bucketed::class_counts`]), found when the states were named.
+    moves: [usize; MAX_CLASSES],
     /// The values, once scored.
     values: Values,
 }
@@ -356,6 +361,7 @@ struct NameScratch {
 struct Named {
     keys: Vec<u64>,
     same: Vec<SameEdge>,
+    moves: [usize; MAX_CLASSES],
 }
 
 /// Names the states of `bucket`, the children in `sources`: every distinct
@@ -381,7 +387,9 @@ fn name<G: Bucketed + ?Sized>(
             rest = tail;
         }
         let layer = scheme.layer(bucket);
+        let classes = scheme.classes();
         let mut same = Vec::new();
+        let mut moves = [0usize; MAX_CLASSES];
         let mut i = 0;
         while i < s.probe.keys.len() {
             let key = s.probe.keys[i];
@@ -402,7 +410,11 @@ fn name<G: Bucketed + ?Sized>(
                 return Err(broken("its layer is not its bucket's"));
             }
             s.edges.clear();
-            game.same_bucket_children(key, &mut s.edges);
+            let counts = game.counts_and_same_bucket_children(key, &mut s.edges);
+            // Classes past the scheme's are refused when the state expands.
+            for (n, m) in moves.iter_mut().zip(unpack(counts, classes)) {
+                *n += m;
+            }
             for e in &s.edges {
                 let child = s.probe.insert(e.child);
                 same.push(SameEdge {
@@ -416,6 +428,7 @@ fn name<G: Bucketed + ?Sized>(
         Ok(Named {
             keys: s.probe.keys.clone(),
             same,
+            moves,
         })
     })
 }
@@ -668,6 +681,7 @@ pub fn solve<G: Bucketed + ?Sized>(
     let named = name(game, &scheme, first, key_bits, &[&[start]], &mut [0])?;
     buckets[first as usize].keys = named.keys;
     buckets[first as usize].same = named.same;
+    buckets[first as usize].moves = named.moves;
     by_layer[k0].push(first);
     if classes > MAX_CLASSES {
         return Err(SolveError::BucketContract {
@@ -689,18 +703,8 @@ pub fn solve<G: Bucketed + ?Sized>(
     for k in 0..layers {
         let sources = std::mem::take(&mut by_layer[k]);
         // Where each bucket's children of each class go.
-        let counts: Vec<[usize; MAX_CLASSES]> = sources
-            .par_iter()
-            .map(|&b| {
-                let mut n = [0usize; MAX_CLASSES];
-                for &key in &buckets[b as usize].keys {
-                    for (n, m) in n.iter_mut().zip(unpack(game.class_counts(key), classes)) {
-                        *n += m;
-                    }
-                }
-                n
-            })
-            .collect();
+        let counts: Vec<[usize; MAX_CLASSES]> =
+            sources.iter().map(|&b| buckets[b as usize].moves).collect();
         let mut at = Vec::with_capacity(sources.len() * (classes + 1) + 1);
         let mut total = 0;
         for (i, (&b, n)) in sources.iter().zip(&counts).enumerate() {
@@ -829,6 +833,7 @@ pub fn solve<G: Bucketed + ?Sized>(
             let bucket = &mut buckets[t as usize];
             bucket.keys = named.keys;
             bucket.same = named.same;
+            bucket.moves = named.moves;
         }
         for (&b, kinds) in sources.iter().zip(kinds) {
             row[b as usize] = u32::MAX;
