@@ -624,6 +624,10 @@ fn pack_sorted(
     Ok(records)
 }
 
+/// The address space reserved for the id arena, in bytes (British Square's
+/// 5x5 needs 134 MB of it).
+const ARENA_RESERVE: usize = 1 << 30;
+
 /// The capacity for a growing buffer of `u64`s that needs `need`: at
 /// least 48 MiB, so that the allocator maps it apart and grows it by
 /// remapping, never by copying it or by leaving a paged-in old copy in the
@@ -699,6 +703,14 @@ pub fn solve<G: Bucketed + ?Sized>(
     // lie past the room for its ids, where later layers' ids will go: the
     // pages are touched once for both (fresh pages cost kernel time).
     let mut arena: Vec<u64> = Vec::new();
+    // Address space for all of it, reserved at once: a buffer grown by
+    // `realloc` is moved, and its new part is not backed by huge pages
+    // (measured: page faults 64k against 27k, 0.05-0.07 s less system
+    // time for British Square). Pages never touched cost nothing. Where the
+    // system refuses so much address space, the arena grows as needed.
+    if arena.try_reserve_exact(ARENA_RESERVE / 8).is_ok() {
+        super::advise_huge_pages(&arena);
+    }
     let mut ids_len = 0usize;
     for k in 0..layers {
         let sources = std::mem::take(&mut by_layer[k]);
