@@ -59,8 +59,8 @@ struct SameEdge {
 /// One bucket's states and edges.
 #[derive(Default)]
 struct Bucket {
-    /// The states, by local id.
-    keys: Vec<u64>,
+    /// The states, by local id: where they are in the solve's key chunks.
+    keys: KeysAt,
     /// Where the child ids of the edges into this bucket start in the
     /// solve's id arena: visit after visit (a visit: the edges of one class
     /// from one bucket of the layer before).
@@ -74,6 +74,59 @@ struct Bucket {
     moves: [usize; MAX_CLASSES],
     /// The values, once scored.
     values: Values,
+}
+
+/// Where a bucket's states are: a range of one of the key chunks.
+#[derive(Default, Clone)]
+struct KeysAt {
+    chunk: usize,
+    range: std::ops::Range<usize>,
+}
+
+impl KeysAt {
+    /// The states, in `chunks`.
+    fn get<'a>(&self, chunks: &'a [Vec<u64>]) -> &'a [u64] {
+        chunks
+            .get(self.chunk)
+            .and_then(|c| c.get(self.range.clone()))
+            .unwrap_or(&[])
+    }
+
+    fn len(&self) -> usize {
+        self.range.len()
+    }
+}
+
+/// The states' keys, bucket after bucket, in one buffer per thread that
+/// names buckets (and one for the calling thread): a bucket's keys go from
+/// the thread's table straight into its chunk. Each chunk's address space
+/// is reserved at once and advised for huge pages, like the id arena.
+fn key_chunks() -> Vec<Vec<u64>> {
+    (0..=rayon::current_num_threads())
+        .map(|_| {
+            let mut chunk = Vec::new();
+            if chunk.try_reserve_exact(ARENA_RESERVE / 8).is_ok() {
+                super::advise_huge_pages(&chunk);
+            }
+            chunk
+        })
+        .collect()
+}
+
+/// The key chunks, for the naming threads to append to.
+fn share(chunks: Vec<Vec<u64>>) -> Vec<std::sync::Mutex<Vec<u64>>> {
+    chunks.into_iter().map(std::sync::Mutex::new).collect()
+}
+
+/// The key chunks back, for reading.
+fn unshare(chunks: Vec<std::sync::Mutex<Vec<u64>>>) -> Vec<Vec<u64>> {
+    chunks
+        .into_iter()
+        .map(|c| {
+            c.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        })
+        .collect()
 }
 
 /// A bucket's values by local id: one-byte codes into a palette when there
@@ -359,7 +412,7 @@ struct NameScratch {
 
 /// What naming one bucket produced.
 struct Named {
-    keys: Vec<u64>,
+    keys: KeysAt,
     same: Vec<SameEdge>,
     moves: [usize; MAX_CLASSES],
 }
@@ -375,6 +428,7 @@ fn name<G: Bucketed + ?Sized>(
     key_bits: u32,
     sources: &[&[u64]],
     ids: &mut [u16],
+    chunks: &[std::sync::Mutex<Vec<u64>>],
 ) -> Result<Named, SolveError> {
     NAME.with(|scratch| {
         let s = &mut *scratch.borrow_mut();
@@ -426,7 +480,27 @@ fn name<G: Bucketed + ?Sized>(
             i += 1;
         }
         Ok(Named {
-            keys: s.probe.keys.clone(),
+            keys: {
+                // This thread's chunk (the last one off the pool's threads).
+                let chunk = rayon::current_thread_index()
+                    .unwrap_or(chunks.len().saturating_sub(1))
+                    .min(chunks.len().saturating_sub(1));
+                let mut c = chunks
+                    .get(chunk)
+                    // `key_chunks` makes at least one: never taken.
+                    .ok_or(SolveError::BucketContract {
+                        state: s.probe.keys.first().copied().unwrap_or(0),
+                        reason: "the solver has no buffer for its bucket's keys",
+                    })?
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let start = c.len();
+                c.extend_from_slice(&s.probe.keys);
+                KeysAt {
+                    chunk,
+                    range: start..c.len(),
+                }
+            },
             same,
             moves,
         })
@@ -467,6 +541,7 @@ thread_local! {
 fn score<G: Bucketed + ?Sized>(
     game: &G,
     buckets: &[Bucket],
+    chunks: &[Vec<u64>],
     ids: &[u16],
     scheme: &BucketScheme,
     visit_at: &[u32],
@@ -481,7 +556,13 @@ fn score<G: Bucketed + ?Sized>(
     SCORE.with(|scratch| {
         let (packed, parents) = &mut *scratch.borrow_mut();
         packed.clear();
-        packed.extend(bucket.keys.iter().map(|&key| game.class_counts(key)));
+        packed.extend(
+            bucket
+                .keys
+                .get(chunks)
+                .iter()
+                .map(|&key| game.class_counts(key)),
+        );
         for (c, kind) in bucket.kinds.iter().enumerate() {
             let Some(kind) = *kind else {
                 continue;
@@ -577,6 +658,7 @@ fn score<G: Bucketed + ?Sized>(
 /// their top bits).
 fn pack_sorted(
     buckets: Vec<Bucket>,
+    chunks: Vec<Vec<u64>>,
     order: &[u32],
     mut records: Vec<u64>,
     total: usize,
@@ -588,7 +670,7 @@ fn pack_sorted(
     let groups = 1usize << key_bits.min(TOP);
     let mut at = vec![0usize; groups + 1];
     for &b in order {
-        for &key in &buckets[b as usize].keys {
+        for &key in buckets[b as usize].keys.get(&chunks) {
             at[(key >> shift) as usize + 1] += 1;
         }
     }
@@ -604,13 +686,14 @@ fn pack_sorted(
     let mut next = at.clone();
     for &b in order {
         let bucket = &buckets[b as usize];
-        for (id, &key) in bucket.keys.iter().enumerate() {
+        for (id, &key) in bucket.keys.get(&chunks).iter().enumerate() {
             let slot = &mut next[(key >> shift) as usize];
             records[*slot] = layout.pack(key, bucket.values.get(id as u16).value())?;
             *slot += 1;
         }
     }
     drop(buckets);
+    drop(chunks);
     let mut parts = Vec::with_capacity(groups);
     let mut rest: &mut [u64] = &mut records;
     for g in 0..groups {
@@ -682,7 +765,17 @@ pub fn solve<G: Bucketed + ?Sized>(
             count: layers,
         });
     }
-    let named = name(game, &scheme, first, key_bits, &[&[start]], &mut [0])?;
+    let shared = share(key_chunks());
+    let named = name(
+        game,
+        &scheme,
+        first,
+        key_bits,
+        &[&[start]],
+        &mut [0],
+        &shared,
+    )?;
+    let mut chunks = unshare(shared);
     buckets[first as usize].keys = named.keys;
     buckets[first as usize].same = named.same;
     buckets[first as usize].moves = named.moves;
@@ -756,7 +849,7 @@ pub fn solve<G: Bucketed + ?Sized>(
             .map(|(i, (&b, out))| {
                 let row = &at[i * (classes + 1)..(i + 1) * (classes + 1)];
                 let local: Vec<usize> = row.iter().map(|&a| a - row[0]).collect();
-                expand(game, &buckets[b as usize].keys, &local, out)
+                expand(game, buckets[b as usize].keys.get(&chunks), &local, out)
             })
             .collect::<Result<_, _>>()?;
         let children: &[u64] = children;
@@ -832,15 +925,17 @@ pub fn solve<G: Bucketed + ?Sized>(
             rest = tail;
         }
         ids_len = end;
+        let shared = share(std::mem::take(&mut chunks));
         let named: Vec<Named> = targets
             .par_iter()
             .zip(&visits)
             .zip(outs)
             .map(|((&t, visits), ids)| {
                 let slices: Vec<&[u64]> = visits.iter().map(|&(b, c)| class(b, c)).collect();
-                name(game, &scheme, t, key_bits, &slices, ids)
+                name(game, &scheme, t, key_bits, &slices, ids, &shared)
             })
             .collect::<Result<_, _>>()?;
+        chunks = unshare(shared);
         for (&t, named) in targets.iter().zip(named) {
             let bucket = &mut buckets[t as usize];
             bucket.keys = named.keys;
@@ -865,7 +960,11 @@ pub fn solve<G: Bucketed + ?Sized>(
     for k in (0..layers).rev() {
         let scored: Vec<Values> = by_layer[k]
             .par_iter()
-            .map(|&b| score(game, &buckets, ids, &scheme, &visit_at, b, k, &layout))
+            .map(|&b| {
+                score(
+                    game, &buckets, &chunks, ids, &scheme, &visit_at, b, k, &layout,
+                )
+            })
             .collect::<Result<_, _>>()?;
         for (&b, values) in by_layer[k].iter().zip(scored) {
             buckets[b as usize].values = values;
@@ -881,7 +980,7 @@ pub fn solve<G: Bucketed + ?Sized>(
         .collect();
     let total = layer_sizes.iter().sum();
     let order: Vec<u32> = by_layer.into_iter().flatten().collect();
-    let records = pack_sorted(buckets, &order, arena, total, &layout, key_bits)?;
+    let records = pack_sorted(buckets, chunks, &order, arena, total, &layout, key_bits)?;
     progress.advance(1);
     progress.finish_phase();
     Ok(Solution {
