@@ -14,8 +14,15 @@
 //!    (bucket, class) that leads there into one small hash table, which gives
 //!    each distinct state its local id (its index in the bucket) and each
 //!    edge its child's id; close the bucket under its same-bucket moves
-//!    (forced passes); check every state's bucket and layer, and sum the
-//!    bucket's moves of each class.
+//!    (forced passes), and sum the bucket's moves of each class.
+//!
+//! The game's side of the contract ([`Bucketed`]) is checked state by
+//! state in debug builds, which the test suite runs: each state's bucket
+//! and layer, and each state's children of each class against its class
+//! counts. Release builds check what costs nothing per state: every
+//! class's run of children filled exactly, no state named in two buckets
+//! (a repeated key when the records are sorted), keys within their width.
+//! Either way `query verify` re-derives every value of the file.
 //!
 //! The backward pass scores the buckets of a layer in parallel, last layer
 //! first, reading each child's value by local id from its bucket's values,
@@ -211,9 +218,20 @@ fn expand<G: Bucketed + ?Sized>(
             state: parent,
             reason,
         };
-        if sink.end_state().map_err(broken)? != game.class_counts(parent) {
+        let reserved = sink.end_state().map_err(broken)?;
+        // Each state's reservation against its class counts: in debug
+        // builds (the tests). Release builds check the sums below, the
+        // bucket's runs filled exactly: the class counts are recomputed
+        // per state by the backward pass.
+        if cfg!(debug_assertions) && reserved != game.class_counts(parent) {
             return Err(broken("its moves of each class are not its class counts"));
         }
+    }
+    if !sink.is_full() {
+        return Err(SolveError::BucketContract {
+            state: keys.first().copied().unwrap_or(0),
+            reason: "its bucket's moves of each class are not its class counts",
+        });
     }
     Ok((0..at.len() - 1)
         .map(|c| (at[c + 1] > at[c]).then(|| game.class_kind(c)))
@@ -414,7 +432,8 @@ struct Named {
 /// Names the states of `bucket`, the children in `sources`: every distinct
 /// one gets a local id, every edge its child's id, written to `ids` (as
 /// long as the sources together). Then closes the bucket under its
-/// same-bucket moves and checks every state.
+/// same-bucket moves (checking each state's bucket and layer in debug
+/// builds).
 fn name<G: Bucketed + ?Sized>(
     game: &G,
     scheme: &BucketScheme,
@@ -451,11 +470,16 @@ fn name<G: Bucketed + ?Sized>(
                     bits: key_bits,
                 });
             }
-            if game.bucket(key) != bucket {
-                return Err(broken("a move leads elsewhere than its class's bucket"));
-            }
-            if game.layer(key) != layer {
-                return Err(broken("its layer is not its bucket's"));
+            // The game's bucket contract, per state: in debug builds (the
+            // tests). In release builds a state in a wrong bucket shows up
+            // as a key named twice, which `pack_sorted` refuses.
+            if cfg!(debug_assertions) {
+                if game.bucket(key) != bucket {
+                    return Err(broken("a move leads elsewhere than its class's bucket"));
+                }
+                if game.layer(key) != layer {
+                    return Err(broken("its layer is not its bucket's"));
+                }
             }
             s.edges.clear();
             let counts = game.counts_and_same_bucket_children(key, &mut s.edges);
@@ -695,9 +719,25 @@ fn pack_sorted(
         parts.push(head);
         rest = tail;
     }
-    parts.into_par_iter().for_each_init(Vec::new, |scratch, p| {
-        super::radix::sort_in_place(p, scratch)
-    });
+    // Sorted, each group's keys must be distinct: a state named in two
+    // buckets (a game breaking its bucket contract) is caught here, where
+    // the group is in cache.
+    let repeated = parts
+        .into_par_iter()
+        .map_init(Vec::new, |scratch, p| {
+            super::radix::sort_in_place(p, scratch);
+            p.windows(2)
+                .find(|w| layout.key(w[0]) == layout.key(w[1]))
+                .map(|w| layout.key(w[0]))
+        })
+        .find_any(Option::is_some)
+        .flatten();
+    if let Some(state) = repeated {
+        return Err(SolveError::BucketContract {
+            state,
+            reason: "it was named in two buckets",
+        });
+    }
     Ok(records)
 }
 
@@ -1176,10 +1216,19 @@ mod tests {
 
     #[test]
     fn a_game_that_breaks_its_bucket_scheme_gets_an_error() {
+        let honest = solve(&BritishSquare::from_variant("4x4").unwrap(), &NoProgress)
+            .expect("solves")
+            .records;
         for lie in [Lie::Bucket, Lie::Counts, Lie::Class, Lie::Kind] {
             let g = Broken(BritishSquare::from_variant("4x4").unwrap(), lie);
             match solve(&g, &NoProgress) {
                 Err(SolveError::BucketContract { .. }) => {}
+                // Release builds check each state's bucket only through
+                // its consequences: a bucket the solver never uses changes
+                // nothing.
+                Ok(s) if !cfg!(debug_assertions) && matches!(lie, Lie::Bucket) => {
+                    assert_eq!(s.records, honest, "{lie:?}");
+                }
                 other => panic!("{lie:?}: {:?}", other.map(|s| s.records.len())),
             }
         }
