@@ -194,10 +194,47 @@ impl Values {
     }
 }
 
-/// The class counts of `key` ([`Bucketed::class_counts`]), unpacked.
-#[inline(always)]
-fn unpack(packed: u64, classes: usize) -> impl Iterator<Item = usize> {
-    (0..classes).map(move |c| (packed >> (4 * c) & 15) as usize)
+/// Sums of packed class counts (4 bits per class, 16 classes), added in
+/// byte lanes (even classes in one word, odd ones in another) and spilled
+/// to full sums before a lane can overflow: a few instructions a state
+/// instead of one addition per class.
+#[derive(Default)]
+struct CountSums {
+    even: u64,
+    odd: u64,
+    /// Counts added since the last spill.
+    pending: u32,
+    sums: [usize; MAX_CLASSES],
+}
+
+impl CountSums {
+    const NIBBLES: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+    /// Counts of up to 15 each fit a byte 17 times.
+    const SPILL_EVERY: u32 = 17;
+
+    #[inline(always)]
+    fn add(&mut self, packed: u64) {
+        self.even += packed & Self::NIBBLES;
+        self.odd += packed >> 4 & Self::NIBBLES;
+        self.pending += 1;
+        if self.pending == Self::SPILL_EVERY {
+            self.spill();
+        }
+    }
+
+    fn spill(&mut self) {
+        for lane in 0..MAX_CLASSES / 2 {
+            self.sums[2 * lane] += (self.even >> (8 * lane) & 0xFF) as usize;
+            self.sums[2 * lane + 1] += (self.odd >> (8 * lane) & 0xFF) as usize;
+        }
+        (self.even, self.odd, self.pending) = (0, 0, 0);
+    }
+
+    /// The sum of each class.
+    fn finish(mut self) -> [usize; MAX_CLASSES] {
+        self.spill();
+        self.sums
+    }
 }
 
 /// Generates the children of the states `keys` of one bucket into `out`,
@@ -454,9 +491,8 @@ fn name<G: Bucketed + ?Sized>(
             rest = tail;
         }
         let layer = scheme.layer(bucket);
-        let classes = scheme.classes();
         let mut same = Vec::new();
-        let mut moves = [0usize; MAX_CLASSES];
+        let mut moves = CountSums::default();
         let mut i = 0;
         while i < s.probe.keys.len() {
             let key = s.probe.keys[i];
@@ -484,9 +520,7 @@ fn name<G: Bucketed + ?Sized>(
             s.edges.clear();
             let counts = game.counts_and_same_bucket_children(key, &mut s.edges);
             // Classes past the scheme's are refused when the state expands.
-            for (n, m) in moves.iter_mut().zip(unpack(counts, classes)) {
-                *n += m;
-            }
+            moves.add(counts);
             for e in &s.edges {
                 let child = s.probe.insert(e.child);
                 same.push(SameEdge {
@@ -520,7 +554,7 @@ fn name<G: Bucketed + ?Sized>(
                 }
             },
             same,
-            moves,
+            moves: moves.finish(),
         })
     })
 }
@@ -1212,6 +1246,25 @@ mod tests {
         fn class_kind(&self, class: usize) -> (i8, bool) {
             self.0.class_kind(class)
         }
+    }
+
+    #[test]
+    fn count_sums_add_every_class_without_overflow() {
+        let mut sums = CountSums::default();
+        let mut plain = [0usize; MAX_CLASSES];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..1000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Every class at its largest now and then.
+            let packed = if i % 7 == 0 { u64::MAX } else { seed };
+            sums.add(packed);
+            for (c, p) in plain.iter_mut().enumerate() {
+                *p += (packed >> (4 * c) & 15) as usize;
+            }
+        }
+        assert_eq!(sums.finish(), plain);
     }
 
     #[test]
