@@ -256,10 +256,10 @@ fn expand<G: Bucketed + ?Sized>(
             reason,
         };
         let reserved = sink.end_state().map_err(broken)?;
-        // Each state's reservation against its class counts: in debug
-        // builds (the tests). Release builds check the sums below, the
-        // bucket's runs filled exactly: the class counts are recomputed
-        // per state by the backward pass.
+        // Each state's reservation against its class counts (which the
+        // backward pass recomputes to find each edge's parent): in debug
+        // builds (the tests). Release builds check the bucket's sums
+        // below: every class's run filled exactly.
         if cfg!(debug_assertions) && reserved != game.class_counts(parent) {
             return Err(broken("its moves of each class are not its class counts"));
         }
