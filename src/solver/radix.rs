@@ -79,45 +79,70 @@ const SMALL: usize = 64;
 /// canonical keys crowd their top bits) split as evenly as their spread
 /// allows, and each part is sorted alone while it is in cache.
 pub(super) fn sort_in_place(values: &mut [u64], scratch: &mut Vec<u64>) {
-    if values.len() <= SMALL {
-        values.sort_unstable();
+    if scratch.len() < values.len() {
+        scratch.resize(values.len(), 0);
+    }
+    let n = values.len();
+    msd(values, &mut scratch[..n], true);
+}
+
+/// Sorts the values in `src` (as long as `dst`) into `src` when `back`,
+/// else into `dst`. Each pass scatters from one buffer into the other and
+/// the parts are sorted on from there, so no pass copies back.
+fn msd(src: &mut [u64], dst: &mut [u64], back: bool) {
+    let n = src.len();
+    if n <= SMALL {
+        src.sort_unstable();
+        if !back {
+            dst.copy_from_slice(src);
+        }
         return;
     }
-    let first = values[0];
-    let differ = values.iter().fold(0, |a, &v| a | (v ^ first));
+    let first = src[0];
+    let differ = src.iter().fold(0, |a, &v| a | (v ^ first));
     if differ == 0 {
+        if !back {
+            dst.copy_from_slice(src);
+        }
         return;
     }
     let hi = 64 - differ.leading_zeros();
     // About 16 values per part on evenly spread input, at most 4096 parts.
-    let bits = (usize::BITS - (values.len() / 16).leading_zeros()).clamp(4, 12);
+    let bits = (usize::BITS - (n / 16).leading_zeros()).clamp(4, 12);
     let bits = bits.min(hi);
     let shift = hi - bits;
     let mask = (1usize << bits) - 1;
     let mut at = vec![0usize; (1 << bits) + 1];
-    for &v in values.iter() {
-        at[(v >> shift) as usize & mask] += 1;
+    for &v in src.iter() {
+        at[((v >> shift) as usize & mask) + 1] += 1;
     }
-    let mut sum = 0;
-    for a in at.iter_mut() {
-        let c = *a;
-        *a = sum;
-        sum += c;
-    }
-    if scratch.len() < values.len() {
-        scratch.resize(values.len(), 0);
+    for d in 0..1 << bits {
+        at[d + 1] += at[d];
     }
     let mut next = at.clone();
-    for &v in values.iter() {
+    for &v in src.iter() {
         let d = (v >> shift) as usize & mask;
-        scratch[next[d]] = v;
+        dst[next[d]] = v;
         next[d] += 1;
     }
-    values.copy_from_slice(&scratch[..values.len()]);
+    // The parts are in `dst` now: sorted on from there, they end in `src`
+    // exactly when `back` asks for it.
+    let (mut from, mut to): (&mut [u64], &mut [u64]) = (dst, src);
     for w in at.windows(2) {
-        if w[1] - w[0] > 1 {
-            sort_in_place(&mut values[w[0]..w[1]], scratch);
+        let len = w[1] - w[0];
+        let (part, rest) = std::mem::take(&mut from).split_at_mut(len);
+        let (other, others) = std::mem::take(&mut to).split_at_mut(len);
+        match len {
+            0 => {}
+            1 => {
+                if back {
+                    other[0] = part[0];
+                }
+            }
+            _ => msd(part, other, !back),
         }
+        from = rest;
+        to = others;
     }
 }
 
