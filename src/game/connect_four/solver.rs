@@ -478,6 +478,25 @@ impl<'t, G: Geometry> Search<'t, G> {
                 return score;
             }
         }
+        // The children's slots are fetched before this node's own probe:
+        // the probe's wait for memory (its slot was prefetched by the
+        // parent only just before this call, for a first child) then
+        // overlaps theirs, and they are in cache by the time the first
+        // child probes. A cutoff below wastes them.
+        let children_use_table = cells - moves - 1 > SHALLOW;
+        let mut child_keys = [0u64; 16];
+        if children_use_table {
+            // Centre first, as the moves are likely to be tried.
+            for &c in &self.order[..g.width() as usize] {
+                let mv = next & g.column(c);
+                if mv != 0 {
+                    let k = bits::key(g, current ^ mask, mask | mv);
+                    let k = k.min(g.mirror(k));
+                    self.table.prefetch(k);
+                    child_keys[c as usize] = k;
+                }
+            }
+        }
         let use_table = cells - moves > SHALLOW;
         let key = if use_table {
             let k = bits::key(g, current, mask);
@@ -503,7 +522,6 @@ impl<'t, G: Geometry> Search<'t, G> {
 
         // Move ordering: the moves that leave us the most cells completing
         // a four first; ties in centre-first order (the sort is stable).
-        let children_use_table = cells - moves - 1 > SHALLOW;
         let mut buf = [(0u64, 0u32, 0u64); 16];
         let mut n = 0;
         for &c in &self.order[..g.width() as usize] {
@@ -512,15 +530,7 @@ impl<'t, G: Geometry> Search<'t, G> {
                 continue;
             }
             let score = bits::winning_cells(g, current | mv, mask | mv).count_ones();
-            let mut child = 0;
-            if children_use_table {
-                // The child will probe the table: start fetching its slot
-                // now, so the memory latency overlaps this loop and the
-                // siblings' searches.
-                child = bits::key(g, current ^ mask, mask | mv);
-                child = child.min(g.mirror(child));
-                self.table.prefetch(child);
-            }
+            let child = child_keys[c as usize];
             let mut i = n;
             while i > 0 && buf[i - 1].1 < score {
                 buf[i] = buf[i - 1];
