@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use boardsolve::game::connect_four::{ConnectFour, Position, Solver, Variant};
+use boardsolve::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
 use boardsolve::Database;
 
 const SETS: [&str; 6] = [
@@ -133,7 +133,7 @@ fn bench_dir() -> PathBuf {
     }
 }
 
-fn load(set: &str) -> Result<Vec<(Position, i32, String)>, String> {
+fn load(set: &str) -> Result<Vec<(Bitboard, i32, String)>, String> {
     let path = bench_dir().join(set);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -143,7 +143,7 @@ fn load(set: &str) -> Result<Vec<(Position, i32, String)>, String> {
             let (moves, score) = line
                 .split_once(' ')
                 .ok_or_else(|| format!("{set}: malformed line {line:?}"))?;
-            let p = Position::from_moves(Variant::STANDARD, moves).map_err(|e| e.to_string())?;
+            let p = Bitboard::from_moves(Variant::STANDARD, moves).map_err(|e| e.to_string())?;
             let s = score
                 .trim()
                 .parse()
@@ -272,7 +272,7 @@ fn main() -> ExitCode {
         }
     );
     if o.empty {
-        let p = Position::new(Variant::STANDARD);
+        let p = Bitboard::new(Variant::STANDARD);
         let (c0, w0) = (thread_cpu(), Instant::now());
         let score = if o.weak {
             solver.solve_weak(&p)

@@ -27,10 +27,10 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use boardsolve::game::dandelions::{Dandelions, Field, Geometry, Solver};
-use boardsolve::game::Game;
-use boardsolve::solver::live::LiveSearch;
+use boardsolve::games::dandelions::{Dandelions, Field, Geometry, Solver};
+use boardsolve::solve::live::LiveSearch;
 use boardsolve::Database;
+use boardsolve::Game;
 
 fn thread_cpu() -> Duration {
     #[cfg(target_os = "linux")]
@@ -95,8 +95,8 @@ fn live(n: usize, turns: u32, book: Option<&str>) -> bool {
     let db = book.map(|p| Database::open(p).expect("cannot open the book"));
     let live = LiveSearch::new(
         game.clone(),
-        db.as_ref(),
-        LiveSearch::<Dandelions>::DEFAULT_TABLE_BITS,
+        db.as_ref().map(|d| d as &dyn boardsolve::core::BookSource),
+        boardsolve::solve::live::DEFAULT_TABLE_BITS,
     )
     .expect("live search");
     let mut seed = 0x5eed_1234_abcd_ef01u64;

@@ -9,10 +9,11 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::{bucketed, solve, NoProgress};
+use boardsolve::core::NoProgress;
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::solve::dense::solve_dense;
+use boardsolve::solve::{bucketed, solve};
 use boardsolve::{analyze, Database, Game};
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -46,7 +47,8 @@ fn database(game: &BritishSquare) -> Database {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bsq.db");
     if Database::open(&path).is_err() {
         let sol = bucketed::solve(game, &NoProgress).expect("solve");
-        boardsolve::db::write_database(&path, game.descriptor(), &sol).expect("write bsq.db");
+        boardsolve::db::write_database(&path, game.descriptor(), &sol.into())
+            .expect("write bsq.db");
     }
     Database::open(&path).expect("open bsq.db")
 }
@@ -141,7 +143,7 @@ fn dots_and_boxes_lookups(c: &mut Criterion) {
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("dab3x3.db");
     let sol = solve_dense(&game, &NoProgress).expect("3x3 solves");
-    boardsolve::db::write_database(&path, game.descriptor(), &sol).expect("writes");
+    boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).expect("writes");
     let db = Database::open(&path).expect("opens");
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let keys: Vec<u64> = (0..4096)
@@ -174,8 +176,13 @@ fn statistics(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("bsq.db (everything)", |b| {
         b.iter(|| {
-            boardsolve::stats::compute(&any, &db, &boardsolve::stats::Options::all())
-                .map(|s| s.states)
+            boardsolve::analysis::stats::compute(
+                any.game(),
+                any.heuristics(),
+                &db,
+                &boardsolve::analysis::stats::Options::all(),
+            )
+            .map(|s| s.states)
         })
     });
     group.finish();

@@ -10,9 +10,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     use std::sync::Mutex;
     use std::time::Instant;
 
-    use boardsolve::game::british_square::BritishSquare;
-    use boardsolve::game::Game;
-    use boardsolve::solver::{bucketed, Progress};
+    use boardsolve::core::Progress;
+    use boardsolve::games::british_square::BritishSquare;
+    use boardsolve::solve::bucketed;
+    use boardsolve::Game;
 
     /// User and system CPU seconds of this process so far.
     fn cpu() -> (f64, f64) {
@@ -59,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let phases = Phases(Mutex::new((String::new(), Instant::now(), cpu())));
     let solution = bucketed::solve(&game, &phases)?;
     let (write_start, write_at) = (Instant::now(), cpu());
-    boardsolve::db::write_database(&output, game.descriptor(), &solution)?;
+    boardsolve::db::write_database(&output, game.descriptor(), &solution.clone().into())?;
     Phases::report("write", write_start, write_at);
     Phases::report("total", start, at);
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

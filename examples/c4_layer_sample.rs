@@ -18,8 +18,8 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use boardsolve::game::connect_four::{ConnectFour, Position, Solver, Variant};
-use boardsolve::solver::book::layer_order;
+use boardsolve::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
+use boardsolve::solve::book::layer_order;
 
 /// CPU time of the calling thread (Linux), else zero.
 fn cpu() -> f64 {
@@ -45,11 +45,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let order = args.next().unwrap_or_else(|| "book".into());
     let warm: usize = args.next().as_deref().unwrap_or("0").parse()?;
     let v = Variant::STANDARD;
-    let mut layer: Vec<u64> = vec![Position::new(v).canonical_key()];
+    let mut layer: Vec<u64> = vec![Bitboard::new(v).canonical_key()];
     for _ in 0..depth {
         let mut next = HashSet::new();
         for &k in &layer {
-            let p = Position::from_key(v, k).ok_or("bad key")?;
+            let p = Bitboard::from_key(v, k).ok_or("bad key")?;
             if p.is_over() {
                 continue;
             }
@@ -83,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // positions.
         solver.prefault();
         let mut last = None;
-        let mut solve = |solver: &mut Solver, p: &Position| -> i32 {
+        let mut solve = |solver: &mut Solver, p: &Bitboard| -> i32 {
             if p.is_over() {
                 0
             } else if order == "weak" {
@@ -105,7 +105,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The positions just before the run, untimed: the table as a build
         // would have it when it reaches the run.
         for &k in &layer[start.saturating_sub(warm)..start] {
-            let p = Position::from_key(v, k).ok_or("bad key")?;
+            let p = Bitboard::from_key(v, k).ok_or("bad key")?;
             solve(&mut solver, &p);
         }
         solver.reset_nodes();
@@ -115,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let half = run.len() / 2;
         let mut first_half = (0.0, 0);
         for &k in run {
-            let p = Position::from_key(v, k).ok_or("bad key")?;
+            let p = Bitboard::from_key(v, k).ok_or("bad key")?;
             let t = cpu();
             let s = solve(&mut solver, &p);
             times.push(cpu() - t);

@@ -5,7 +5,7 @@
 //! Each position is the result of a random playout of random length from the
 //! start of British Square, written in board notation with the side to move.
 
-use boardsolve::game::british_square::BritishSquare;
+use boardsolve::games::british_square::BritishSquare;
 use boardsolve::Game;
 use std::io::{BufWriter, Write};
 

@@ -1,41 +1,44 @@
-//! `boardsolve`: solve small two-player board games perfectly, once, and ship the
-//! answer as a memory-mappable database.
+//! `boardsolve`: solve small two-player board games perfectly, once, and ship
+//! the answer as a memory-mappable database.
 //!
-//! The engine is game-agnostic. A game is one module implementing [`Game`]: it
-//! encodes its states as `u64` keys, lists the moves of a state and knows its
-//! symmetries. Everything else is generic:
+//! The library is layered; each layer uses only the ones below it
+//! (`docs/architecture.md` draws the graph):
 //!
-//! * [`solver`] explores every reachable state layer by layer and computes its
-//!   exact value and remoteness;
-//! * [`db`] writes, opens, looks up and verifies the database file whose layout
-//!   `format-spec.md` documents;
-//! * [`analysis`] answers a position from an open database: its value, the value
-//!   of every move, the best moves and the line of perfect play;
-//! * [`registry`] maps game names and variants to games, so the command-line
-//!   tools know no game by heart;
-//! * [`stats`] computes facts about a whole game from its database: states by
-//!   layer and value, ends, complete games and who wins them, heuristics.
+//! * [`core`] (bottom): values, moves, the [`Game`] trait (rules and
+//!   notation), record layouts, solutions, oracles, progress reports;
+//! * [`db`]: the database file whose layout `format-spec.md` documents:
+//!   header, reader, writer;
+//! * [`solve`]: the solvers (layered, bucketed, dense, opening books, live
+//!   search), which know games only through traits;
+//! * [`render`]: how positions look (text, move maps, SVG);
+//! * [`games`]: one folder per game, implementing the traits above;
+//! * [`analysis`]: answering positions from an oracle, principal
+//!   variations, verification, statistics;
+//! * [`registry`] (top): game names and variants to games, default files,
+//!   and what each game's database is (complete solve or opening book);
+//!   the command-line tools know no game but through it.
+//! * [`bars`]: progress bars on stderr for the command-line tools.
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod bars;
+pub mod core;
 pub mod db;
-pub mod game;
-pub mod progress;
+pub mod games;
 pub mod registry;
-pub mod solver;
-pub mod stats;
-pub mod svg;
-pub mod value;
+pub mod render;
+pub mod solve;
 
 pub use analysis::{
-    analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, Oracle, QueryError,
+    analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, QueryError,
+};
+pub use core::{
+    Edge, Game, GameDescriptor, Move, MoveMark, Oracle, Outcome, Player, Position, PositionError,
+    Value, VariantError,
 };
 pub use db::{Database, DbError};
-pub use game::{
-    Edge, Game, GameDescriptor, Move, MoveMark, Outcome, Player, Position, PositionError,
-};
 pub use registry::{AnyGame, GameError};
-pub use value::Value;
+pub use render::Presentation;
 
 /// The version of this crate, written into every database header.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,65 +1,110 @@
-//! The games this build knows, by name.
+//! The games this build knows, by name: the top of the library. Everything
+//! that names a game lives here (help texts, variants, default files, and
+//! what each game's database is), so that the command-line tools and the
+//! layers below know no game by heart.
 
-use crate::analysis::Oracle;
-use crate::db::header::Header;
-use crate::db::layout::{LayoutKind, RecordLayout};
-use crate::db::writer::Payload;
-use crate::db::{Database, DbError};
-use crate::game::british_square::{self, BritishSquare};
-use crate::game::connect_four::{self, ConnectFour};
-use crate::game::dandelions::{self, Dandelions};
-use crate::game::dots_and_boxes::{self, DotsAndBoxes};
-use crate::game::Game;
-use crate::solver::book::{build_book, BookError, BookOptions};
-use crate::solver::dense::{solve_dense, DenseSolution};
-use crate::solver::live::LiveSearch;
-use crate::solver::{self, Progress, Solution, SolveError};
-use crate::value::Value;
+use crate::analysis::verify::check_header;
+use crate::core::Progress;
+use crate::core::{BoundHeuristic, Game, Oracle, Solution, Solved, VariantError};
+use crate::db::{Database, DbError, Header};
+use crate::games::british_square::{self, BritishSquare};
+use crate::games::connect_four::{self, ConnectFour};
+use crate::games::dandelions::{self, Dandelions};
+use crate::games::dots_and_boxes::{self, DotsAndBoxes};
+use crate::render::Presentation;
+use crate::solve::book::{build_book, BookError, BookOptions};
+use crate::solve::dense::solve_dense;
+use crate::solve::live::LiveSearch;
+use crate::solve::{self, SolveError};
 
-/// Registry entry: name, id and a one-line description of a game.
+/// What a game's database holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DatabaseKind {
+    /// Every reachable position: the game is solved completely.
+    Complete,
+    /// An opening book: every position of at most `--depth` moves, and
+    /// live search past it (positions past the book are searched).
+    Book {
+        /// The depth `generator` builds when `--depth` is not given.
+        default_depth: u32,
+    },
+}
+
+/// Registry entry: what a game is called, what it is, and how it is
+/// stored.
 #[derive(Clone, Copy, Debug)]
 pub struct GameInfo {
     /// Name used on the command line and in database headers.
     pub name: &'static str,
     /// Numeric id in database headers.
     pub id: u32,
-    /// What the game is and which variants it has.
+    /// The game in one line.
     pub about: &'static str,
+    /// The variants, for help texts.
+    pub variants: &'static str,
+    /// How positions are written, for help texts.
+    pub notation: &'static str,
+    /// A position of the default variant, in the game's notation.
+    pub example: &'static str,
     /// Stem of the default database file name (`bsq` gives `bsq.db`).
     pub file_stem: &'static str,
+    /// What its database holds (for the standard variant; see
+    /// [`AnyGame::database_kind`]).
+    pub kind: DatabaseKind,
 }
 
-/// Every game this build knows.
+/// Every game this build knows, in the order help texts list them.
 pub const GAMES: &[GameInfo] = &[
     GameInfo {
         name: british_square::NAME,
         id: british_square::ID,
-        about: "British Square: place pieces, never next to an opposing piece. \
-                Variants: 3x3, 4x4, 5x5 (default), center-allowed",
+        about: "British Square: place pieces, never next to an opposing piece",
+        variants: "3x3, 4x4, 5x5 (default), each optionally with center-allowed \
+                   (e.g. 4x4,center-allowed)",
+        notation: "25 characters of `.`, `X`, `O` row-major from the top-left, rows \
+                   optionally separated by `/`, optionally followed by the side to move \
+                   (e.g. \"X...X/...../...../...../....O O\"); or the moves from the start, \
+                   cells 0-24 or coordinates (e.g. \"0,24,4\" or \"a1 e5 e1\")",
+        example: "a1 e5",
         file_stem: "bsq",
+        kind: DatabaseKind::Complete,
     },
     GameInfo {
         name: dots_and_boxes::NAME,
         id: dots_and_boxes::ID,
-        about: "Dots and Boxes: draw edges, close boxes, move again. \
-                Variants: RxC boxes with at most 32 edges, 3x3 (default) up to 3x4",
+        about: "Dots and Boxes: draw edges, close boxes, move again",
+        variants: "RxC boxes with at most 32 edges, 3x3 (default), up to 3x4, 2x6, 1x10",
+        notation: "the drawn edges (e.g. \"0,5,12\"; `none` for the empty board), \
+                   optionally followed by the side to move (`A` or `B`) and the score so \
+                   far (e.g. \"0,3,12,13,14,4 B 1-0\")",
+        example: "0,3,12,13,14,4 B 1-0",
         file_stem: "dab",
+        kind: DatabaseKind::Complete,
     },
     GameInfo {
         name: connect_four::NAME,
         id: connect_four::ID,
-        about: "Connect Four: drop stones, four in a row wins. Variants: WxH boards \
-                whose records fit 64 bits, 7x6 (default); the generator writes an \
-                opening book (--depth)",
+        about: "Connect Four: drop stones, four in a row wins",
+        variants: "WxH boards, 7x6 (default); a book record must fit 64 bits \
+                   (7x6, 6x7, 6x6 and smaller), search works up to width x (height + 1) <= 64",
+        notation: "the columns played from the empty board, 1-7 from the left \
+                   (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
+                   `O`, separated by `/`)",
+        example: "4453",
         file_stem: "c4",
+        kind: DatabaseKind::Book { default_depth: 2 },
     },
     GameInfo {
         name: dandelions::NAME,
         id: dandelions::ID,
-        about: "Dandelions: the dandelions plant flowers, the wind blows their seeds; \
-                cover the field in 14 turns. Variants: NxN fields, 5x5 (default) down to \
-                2x2; the generator writes an opening book (--depth)",
+        about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",
+        variants: "NxN fields, 5x5 (default) down to 2x2",
+        notation: "the field, 25 characters row-major (`.` uncovered, `*` seeded, `F` a \
+                   flower), then the wind directions used (`0` east, clockwise to `7` \
+                   north-east; `-` none), e.g. \"F****.................... 0\"",
+        example: "F****.................... 0",
         file_stem: "dandelions",
+        kind: DatabaseKind::Book { default_depth: 6 },
     },
 ];
 
@@ -72,6 +117,22 @@ pub const MAX_FULL_CONNECT_FOUR_CELLS: u32 = 16;
 /// side): 4x4.
 pub const MAX_FULL_DANDELIONS_SIDE: u32 = 4;
 
+/// The names of every game, comma-separated.
+pub fn known_names() -> String {
+    GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+}
+
+/// The registry entry of a game.
+pub fn find(name: &str) -> Result<&'static GameInfo, GameError> {
+    GAMES
+        .iter()
+        .find(|g| g.name == name)
+        .ok_or_else(|| GameError::UnknownGame {
+            name: name.to_owned(),
+            known: known_names(),
+        })
+}
+
 /// Why a game could not be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -83,26 +144,20 @@ pub enum GameError {
         /// The known names, comma-separated.
         known: String,
     },
-    /// The game id does not match the name.
-    #[error("game {name:?} has id {expected}, not {found}")]
-    IdMismatch {
-        /// The game's name.
-        name: String,
-        /// Its id.
-        expected: u32,
-        /// The id given.
-        found: u32,
-    },
     /// The variant spec is not valid for the game.
-    #[error("bad variant {spec:?} for {game}: {reason}")]
-    BadVariant {
-        /// The game.
-        game: &'static str,
-        /// The spec given.
-        spec: String,
-        /// What is wrong.
-        reason: String,
-    },
+    #[error(transparent)]
+    BadVariant(#[from] VariantError),
+}
+
+/// Why a database could not be opened as a game's database.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The file is missing, damaged, or not a database.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// The header names a game or variant this build does not know.
+    #[error("database of unsupported game: {0}")]
+    Game(#[from] GameError),
 }
 
 /// A game of any kind this build knows, with its variant.
@@ -120,115 +175,47 @@ pub enum AnyGame {
     Dandelions(Dandelions),
 }
 
-/// A solved game, in the layout its database uses.
-#[derive(Debug)]
-pub enum Solved {
-    /// Sorted records of the canonical states.
-    Sorted(Solution),
-    /// A dense table of every key.
-    Dense(DenseSolution),
-}
-
-impl Solved {
-    /// The value of a canonical state.
-    pub fn get(&self, key: u64) -> Option<Value> {
-        match self {
-            Solved::Sorted(s) => s.get(key),
-            Solved::Dense(d) => d.get(key),
-        }
-    }
-
-    /// What the database file will hold.
-    pub fn payload(&self) -> Payload<'_> {
-        match self {
-            Solved::Sorted(s) => Payload::Sorted(s),
-            Solved::Dense(d) => Payload::Dense(d),
-        }
-    }
-}
-
 impl AnyGame {
     /// Sets up a game by name and variant spec (empty for the default).
     pub fn new(name: &str, variant: &str) -> Result<AnyGame, GameError> {
-        let bad_variant = |game, reason: String| GameError::BadVariant {
-            game,
-            spec: variant.to_owned(),
-            reason,
-        };
-        match name {
-            british_square::NAME => BritishSquare::from_variant(variant)
-                .map(AnyGame::BritishSquare)
-                .map_err(|e| bad_variant(british_square::NAME, e.0)),
-            dots_and_boxes::NAME => DotsAndBoxes::from_variant(variant)
-                .map(AnyGame::DotsAndBoxes)
-                .map_err(|e| bad_variant(dots_and_boxes::NAME, e.to_string())),
-            connect_four::NAME => ConnectFour::from_variant(variant)
-                .map(AnyGame::ConnectFour)
-                .map_err(|e| bad_variant(connect_four::NAME, e.to_string())),
-            dandelions::NAME => Dandelions::from_variant(variant)
-                .map(AnyGame::Dandelions)
-                .map_err(|e| bad_variant(dandelions::NAME, e)),
-            _ => Err(GameError::UnknownGame {
-                name: name.to_owned(),
-                known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
-            }),
-        }
+        let info = find(name)?;
+        Ok(match info.name {
+            british_square::NAME => AnyGame::BritishSquare(BritishSquare::from_variant(variant)?),
+            dots_and_boxes::NAME => AnyGame::DotsAndBoxes(DotsAndBoxes::from_variant(variant)?),
+            connect_four::NAME => AnyGame::ConnectFour(ConnectFour::from_variant(variant)?),
+            _ => AnyGame::Dandelions(Dandelions::from_variant(variant)?),
+        })
     }
 
-    /// Sets up the game a database header names, and checks that the header's
-    /// record layout is the one this build uses for it.
-    pub fn from_header(header: &Header) -> Result<AnyGame, DbError> {
+    /// Sets up the game a database header names, and checks that the header
+    /// describes a database of it as this build writes them.
+    pub fn from_header(header: &Header) -> Result<AnyGame, OpenError> {
         let game = AnyGame::new(&header.game_name, &header.variant)?;
-        let desc = game.game().descriptor();
-        if desc.id != header.game_id {
-            return Err(GameError::IdMismatch {
-                name: header.game_name.clone(),
-                expected: desc.id,
-                found: header.game_id,
-            }
-            .into());
-        }
-        if desc.variant != header.variant {
-            return Err(DbError::HeaderField {
-                field: "variant",
-                reason: format!(
-                    "{:?} is not in canonical form ({:?})",
-                    header.variant, desc.variant
-                ),
-            });
-        }
-        let kind = LayoutKind::for_game(desc);
-        if kind != header.kind {
-            return Err(DbError::HeaderField {
-                field: "layout_kind",
-                reason: format!("{:?}, but this game is stored {kind:?}", header.kind),
-            });
-        }
-        let layout = RecordLayout::for_game(desc);
-        if layout != header.layout {
-            return Err(DbError::HeaderField {
-                field: "record_layout",
-                reason: format!(
-                    "{:?} differs from this game's layout {layout:?}",
-                    header.layout
-                ),
-            });
-        }
-        let start = game.game().canonical(game.game().start());
-        if header.start_key != start {
-            return Err(DbError::HeaderField {
-                field: "start_key",
-                reason: format!(
-                    "{:#x}, but the game's start is {start:#x}",
-                    header.start_key
-                ),
-            });
-        }
+        check_header(game.game(), header)?;
         Ok(game)
+    }
+
+    /// Opens and validates the database at `path`, and sets up its game.
+    pub fn open(path: &std::path::Path) -> Result<(Database, AnyGame), OpenError> {
+        let db = Database::open(path)?;
+        let game = AnyGame::from_header(db.header())?;
+        Ok((db, game))
+    }
+
+    /// The game's registry entry.
+    pub fn info(&self) -> &'static GameInfo {
+        let name = self.game().descriptor().name;
+        // Every game of the enum has its entry.
+        GAMES.iter().find(|g| g.name == name).unwrap_or(&GAMES[0])
     }
 
     /// The game, as a trait object.
     pub fn game(&self) -> &dyn Game {
+        self.present()
+    }
+
+    /// The game with its presentation, as a trait object.
+    pub fn present(&self) -> &dyn Presentation {
         match self {
             AnyGame::BritishSquare(g) => g,
             AnyGame::DotsAndBoxes(g) => g,
@@ -237,53 +224,51 @@ impl AnyGame {
         }
     }
 
-    /// Solves the game completely (monomorphised per game for speed).
-    ///
-    /// Connect Four is solved completely only on boards of at most
-    /// [`MAX_FULL_CONNECT_FOUR_CELLS`] cells (4x4): larger boards have far
-    /// too many states, and get an opening book instead
-    /// ([`crate::solver::book::build_book`]).
-    pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+    /// What this game's database holds. Connect Four and Dandelions keep
+    /// opening books, except on boards small enough to solve completely.
+    pub fn database_kind(&self) -> DatabaseKind {
         match self {
-            AnyGame::BritishSquare(g) => solver::bucketed::solve(g, progress).map(Solved::Sorted),
-            AnyGame::DotsAndBoxes(g) => solve_dense(g, progress).map(Solved::Dense),
-            AnyGame::ConnectFour(g) => {
-                let cells = g.variant().cells();
-                if cells > MAX_FULL_CONNECT_FOUR_CELLS {
-                    return Err(SolveError::TooLarge {
-                        reason: format!(
-                            "connect-four {} has {cells} cells; a complete solve is only \
-                             done up to {MAX_FULL_CONNECT_FOUR_CELLS}: build an opening book \
-                             instead (generator --depth N)",
-                            g.variant()
-                        ),
-                    });
-                }
-                solver::solve(g, progress).map(Solved::Sorted)
+            AnyGame::ConnectFour(g) if g.variant().cells() <= MAX_FULL_CONNECT_FOUR_CELLS => {
+                DatabaseKind::Complete
             }
-            AnyGame::Dandelions(g) => {
-                let n = g.geometry().side();
-                if n > MAX_FULL_DANDELIONS_SIDE {
-                    return Err(SolveError::TooLarge {
-                        reason: format!(
-                            "dandelions {n}x{n}: a complete solve is only done up to \
-                             {MAX_FULL_DANDELIONS_SIDE}x{MAX_FULL_DANDELIONS_SIDE}: build an \
-                             opening book instead (generator --depth N)"
-                        ),
-                    });
-                }
-                solver::solve(g, progress).map(Solved::Sorted)
+            AnyGame::Dandelions(g) if g.geometry().side() <= MAX_FULL_DANDELIONS_SIDE => {
+                DatabaseKind::Complete
             }
+            _ => self.info().kind,
         }
     }
 
-    /// True for games whose database is an opening book, searched past
-    /// its depth ([`AnyGame::build_book`], [`AnyGame::live`]).
+    /// True for games whose database may be an opening book and whose
+    /// positions can be searched: Connect Four and Dandelions, on every
+    /// board ([`AnyGame::build_book`], [`AnyGame::live`]).
     pub fn has_book(&self) -> bool {
-        matches!(self, AnyGame::ConnectFour(_) | AnyGame::Dandelions(_))
+        matches!(self.info().kind, DatabaseKind::Book { .. })
     }
 
-    /// Builds the game's opening book ([`crate::solver::book`]), or `None`
+    /// Solves the game completely (monomorphised per game for speed).
+    ///
+    /// Connect Four and Dandelions are solved completely only on small
+    /// boards ([`MAX_FULL_CONNECT_FOUR_CELLS`], [`MAX_FULL_DANDELIONS_SIDE`]);
+    /// larger ones get an opening book instead ([`AnyGame::build_book`]).
+    pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        if self.database_kind() != DatabaseKind::Complete {
+            return Err(SolveError::TooLarge {
+                reason: format!(
+                    "{} is too large to solve completely: build an opening book instead \
+                     (generator --depth N)",
+                    self.label()
+                ),
+            });
+        }
+        match self {
+            AnyGame::BritishSquare(g) => solve::bucketed::solve(g, progress).map(Solved::from),
+            AnyGame::DotsAndBoxes(g) => solve_dense(g, progress).map(Solved::from),
+            AnyGame::ConnectFour(g) => solve::solve(g, progress).map(Solved::from),
+            AnyGame::Dandelions(g) => solve::solve(g, progress).map(Solved::from),
+        }
+    }
+
+    /// Builds the game's opening book ([`crate::solve::book`]), or `None`
     /// for a game without one (it is solved completely instead).
     pub fn build_book(
         &self,
@@ -308,6 +293,7 @@ impl AnyGame {
         fn boxed<'a, O: Oracle + 'a>(o: O) -> Box<dyn Oracle + 'a> {
             Box::new(o)
         }
+        let book = book.map(|b| b as &dyn crate::core::BookSource);
         match self {
             AnyGame::ConnectFour(g) => {
                 Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
@@ -317,20 +303,48 @@ impl AnyGame {
         }
     }
 
-    /// The default database file name: `STEM.db` for the standard variant,
-    /// `STEM-VARIANT.db` (commas as dashes) for the others.
-    pub fn default_file_name(&self) -> String {
+    /// The game's heuristics, bound to it, for the statistics.
+    pub fn heuristics(&self) -> Vec<BoundHeuristic<'_>> {
+        match self {
+            AnyGame::BritishSquare(g) => british_square::HEURISTICS
+                .iter()
+                .map(|h| h.bind(g))
+                .collect(),
+            AnyGame::DotsAndBoxes(g) => dots_and_boxes::HEURISTICS
+                .iter()
+                .map(|h| h.bind(g))
+                .collect(),
+            AnyGame::ConnectFour(_) | AnyGame::Dandelions(_) => Vec::new(),
+        }
+    }
+
+    /// True for the game's standard variant (the one an empty spec names).
+    pub fn is_standard(&self) -> bool {
         let d = self.game().descriptor();
-        let stem = GAMES
-            .iter()
-            .find(|g| g.name == d.name)
-            .map_or(d.name, |g| g.file_stem);
-        let standard = AnyGame::new(d.name, "").map(|g| g.game().descriptor().variant.clone());
-        if standard.as_deref() == Ok(d.variant.as_str()) {
+        AnyGame::new(d.name, "").is_ok_and(|g| g.game().descriptor().variant == d.variant)
+    }
+
+    /// The default database file name: `STEM.db` for the standard variant,
+    /// `STEM-VARIANT.db` (the canonical variant, commas as dashes) for the
+    /// others.
+    pub fn default_file_name(&self) -> String {
+        let stem = self.info().file_stem;
+        if self.is_standard() {
             format!("{stem}.db")
         } else {
-            format!("{stem}-{}.db", d.variant.replace(',', "-"))
+            let variant = &self.game().descriptor().variant;
+            format!("{stem}-{}.db", variant.replace(',', "-"))
         }
+    }
+
+    /// The `generator` command line that writes this game's default file.
+    pub fn generator_command(&self) -> String {
+        let d = self.game().descriptor();
+        let mut cmd = format!("generator --game {}", d.name);
+        if !self.is_standard() {
+            cmd.push_str(&format!(" --variant {}", d.variant));
+        }
+        cmd
     }
 
     /// A human-readable name: `british-square 5x5`.

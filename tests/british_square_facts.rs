@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use boardsolve::core::NoProgress;
 use boardsolve::db::{write_database, Database};
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::solver::{solve, NoProgress};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::solve::solve;
 use boardsolve::{analyze, Game, Move};
 
 struct Solved {
@@ -25,7 +26,7 @@ fn solved(variant: &str) -> &'static Solved {
         let solution = solve(&game, &NoProgress).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bsq.db");
-        write_database(&path, game.descriptor(), &solution).unwrap();
+        write_database(&path, game.descriptor(), &solution.into()).unwrap();
         let db = Database::open(&path).unwrap();
         Box::leak(Box::new(Solved {
             game,
@@ -36,21 +37,23 @@ fn solved(variant: &str) -> &'static Solved {
 }
 
 /// The statistics of a variant's database, computed once per test binary.
-fn stats(variant: &str) -> &'static boardsolve::stats::Stats {
-    static CACHE: OnceLock<std::sync::Mutex<HashMap<String, &'static boardsolve::stats::Stats>>> =
-        OnceLock::new();
+fn stats(variant: &str) -> &'static boardsolve::analysis::stats::Stats {
+    static CACHE: OnceLock<
+        std::sync::Mutex<HashMap<String, &'static boardsolve::analysis::stats::Stats>>,
+    > = OnceLock::new();
     let s = solved(variant);
     let cache = CACHE.get_or_init(Default::default);
     let mut map = cache.lock().unwrap();
     map.entry(variant.to_owned()).or_insert_with(|| {
         let game = boardsolve::registry::AnyGame::from_header(s.db.header()).unwrap();
-        let options = boardsolve::stats::Options {
+        let options = boardsolve::analysis::stats::Options {
             playouts: true,
             heuristics: None,
             examples: 0,
         };
         Box::leak(Box::new(
-            boardsolve::stats::compute(&game, &s.db, &options).unwrap(),
+            boardsolve::analysis::stats::compute(game.game(), game.heuristics(), &s.db, &options)
+                .unwrap(),
         ))
     })
 }
@@ -121,7 +124,7 @@ fn published_facts_hold() {
 #[test]
 fn full_database_verifies() {
     let s = solved("5x5");
-    let report = boardsolve::db::verify::verify(&s.db, &s.game, &NoProgress).unwrap();
+    let report = boardsolve::analysis::verify::verify(&s.db, &s.game, &NoProgress).unwrap();
     assert_eq!(report.records, 8_659_987);
     assert!(report.children_checked);
 }

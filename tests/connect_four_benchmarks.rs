@@ -10,14 +10,14 @@
 
 use std::path::PathBuf;
 
-use boardsolve::game::connect_four::{Position, Solver, Variant};
+use boardsolve::games::connect_four::{Bitboard, Solver, Variant};
 
 fn bench_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/connect-four")
 }
 
 /// The positions and scores of a set, every `step`-th line.
-fn load(set: &str, step: usize) -> Vec<(String, Position, i32)> {
+fn load(set: &str, step: usize) -> Vec<(String, Bitboard, i32)> {
     let path = bench_dir().join(set);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
@@ -33,7 +33,7 @@ fn load(set: &str, step: usize) -> Vec<(String, Position, i32)> {
             let (moves, score) = line
                 .split_once(' ')
                 .unwrap_or_else(|| panic!("{set}: malformed line {line:?}"));
-            let p = Position::from_moves(Variant::STANDARD, moves)
+            let p = Bitboard::from_moves(Variant::STANDARD, moves)
                 .unwrap_or_else(|e| panic!("{set}: {e}"));
             let s = score
                 .trim()

@@ -3,15 +3,16 @@
 
 use std::collections::BTreeSet;
 
-use boardsolve::db::verify::verify;
-use boardsolve::game::connect_four::{ConnectFour, Position, Solver, Variant};
-use boardsolve::game::{Edge, Game, Move};
+use boardsolve::analysis::verify::verify;
+use boardsolve::core::{Edge, Game, Move};
+use boardsolve::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
+use boardsolve::Presentation;
 use std::sync::Arc;
 
-use boardsolve::analysis::Oracle;
-use boardsolve::solver::book::{self, build_book, BookOptions};
-use boardsolve::solver::live::LiveSearch;
-use boardsolve::solver::NoProgress;
+use boardsolve::core::NoProgress;
+use boardsolve::solve::book::{self, build_book, BookOptions};
+use boardsolve::solve::live::LiveSearch;
+use boardsolve::Oracle;
 use boardsolve::{analyze, Database, QueryError, Value};
 
 const DEPTH: u32 = 8;
@@ -21,7 +22,7 @@ fn game() -> ConnectFour {
 }
 
 /// Every canonical position of at most `depth` stones, by plain recursion.
-fn enumerate(p: Position, depth: u32, out: &mut BTreeSet<u64>) {
+fn enumerate(p: Bitboard, depth: u32, out: &mut BTreeSet<u64>) {
     if !out.insert(p.canonical_key()) || p.moves() == depth || p.is_over() {
         return;
     }
@@ -49,13 +50,13 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
     let cp = book::checkpoint_path(&path, DEPTH);
     let sol = build_book(&g, &options(DEPTH, Some(cp.clone())), &NoProgress).unwrap();
     assert!(!sol.complete);
-    boardsolve::db::write_database(&path, g.descriptor(), &sol).unwrap();
+    boardsolve::db::write_database(&path, g.descriptor(), &sol.clone().into()).unwrap();
     let db = Database::open(&path).unwrap();
     assert!(!db.header().is_complete());
 
     // Exactly the canonical positions to the depth.
     let mut expected = BTreeSet::new();
-    enumerate(Position::new(v), DEPTH, &mut expected);
+    enumerate(Bitboard::new(v), DEPTH, &mut expected);
     let layout = db.header().layout;
     let keys: Vec<u64> = (0..db.len() as usize)
         .map(|i| layout.key(db.record(i).unwrap()))
@@ -65,7 +66,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
     // Every value is the solver's score (an end: TERMINAL).
     let mut solver = Solver::with_table_bits(20).unwrap();
     for &key in &keys {
-        let p = Position::from_key(v, key).unwrap();
+        let p = Bitboard::from_key(v, key).unwrap();
         let stored = db.get(key).unwrap();
         if p.is_over() {
             assert_eq!(stored, Value::TERMINAL, "{p}");
@@ -87,7 +88,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
 
     // Analysis of a book position: every column's value is the solver's.
     for seq in ["", "3", "33", "3241"] {
-        let p = Position::from_moves(v, seq).unwrap();
+        let p = Bitboard::from_moves(v, seq).unwrap();
         let a = analyze(&g, &db, p.key()).unwrap();
         assert_eq!(a.value.net, solver.solve(&p), "{seq}");
         let scores = solver.column_scores(&p);
@@ -114,7 +115,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
         "33332211",
         "333322115",
     ] {
-        let p = Position::from_moves(v, seq).unwrap();
+        let p = Bitboard::from_moves(v, seq).unwrap();
         live.values(&[p.canonical_key()], &mut out);
         let score = solver.solve(&p);
         assert_eq!(out[0].map(|x| x.net), Some(score), "{seq}");
@@ -124,12 +125,12 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
     }
 
     // The frontier and beyond: not in the database.
-    let frontier = Position::from_moves(v, "12345432").unwrap();
+    let frontier = Bitboard::from_moves(v, "12345432").unwrap();
     assert!(matches!(
         analyze(&g, &db, frontier.key()),
         Err(QueryError::NotInDatabase { .. })
     ));
-    let deeper = Position::from_moves(v, "123454321").unwrap();
+    let deeper = Bitboard::from_moves(v, "123454321").unwrap();
     assert!(matches!(
         analyze(&g, &db, deeper.key()),
         Err(QueryError::NotInDatabase { .. })
@@ -142,7 +143,7 @@ fn the_game_contract_holds() {
         let g = ConnectFour::from_variant(spec).unwrap();
         let v = g.variant();
         let mut seen = BTreeSet::new();
-        enumerate(Position::new(v), 5, &mut seen);
+        enumerate(Bitboard::new(v), 5, &mut seen);
         let mut edges: Vec<Edge> = Vec::new();
         for &key in &seen {
             assert!(g.is_valid_key(key));
@@ -177,17 +178,17 @@ fn the_game_contract_holds() {
     let g = ConnectFour::from_variant("7x6").unwrap();
     let v = Variant::STANDARD;
     // A won position and a full board have no moves.
-    let won = Position::from_moves(v, "1212121").unwrap();
+    let won = Bitboard::from_moves(v, "1212121").unwrap();
     let mut edges = Vec::new();
     g.moves(won.key(), &mut edges);
     assert!(edges.is_empty());
     let g4 = ConnectFour::from_variant("4x4").unwrap();
-    let full = Position::from_moves(g4.variant(), "1234123421434321").unwrap();
+    let full = Bitboard::from_moves(g4.variant(), "1234123421434321").unwrap();
     assert!(!full.is_won());
     g4.moves(full.key(), &mut edges);
     assert!(edges.is_empty());
     // The winning move's reward is its score.
-    let p = Position::from_moves(v, "121212").unwrap();
+    let p = Bitboard::from_moves(v, "121212").unwrap();
     g.moves(p.key(), &mut edges);
     assert_eq!(edges[0].reward, 18);
     let render = g.render(p.key());
@@ -201,7 +202,7 @@ fn a_book_to_the_end_of_the_game_is_the_complete_solution() {
     let g = ConnectFour::from_variant("4x4").unwrap();
     let book = build_book(&g, &options(16, None), &NoProgress).unwrap();
     assert!(book.complete);
-    let full = boardsolve::solver::solve(&g, &NoProgress).unwrap();
+    let full = boardsolve::solve::solve(&g, &NoProgress).unwrap();
     assert_eq!(book.records, full.records);
     assert_eq!(book.layer_sizes, full.layer_sizes);
     // A shallower book is partial.

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use boardsolve::game::connect_four::{Position, Solver, Variant};
+use boardsolve::games::connect_four::{Bitboard, Solver, Variant};
 
 /// A plain Connect Four grid.
 #[derive(Clone)]
@@ -170,9 +170,9 @@ fn random_line(seed: &mut u64, stones: usize) -> Option<Vec<usize>> {
     Some(cols)
 }
 
-fn position(v: Variant, cols: &[usize]) -> Position {
+fn position(v: Variant, cols: &[usize]) -> Bitboard {
     let text: String = cols.iter().map(|c| (c + 1).to_string()).collect();
-    Position::from_moves(v, &text).expect("a legal line")
+    Bitboard::from_moves(v, &text).expect("a legal line")
 }
 
 /// Late 7x6 positions (at most 12 empty cells): exact scores, weak
@@ -260,7 +260,7 @@ fn small_boards_agree_position_by_position() {
         let mut memo = HashMap::new();
         let mut g = Grid::new(w, h);
         let empty = g.negamax_memo(&mut memo);
-        assert_eq!(solver.solve(&Position::new(v)), empty, "{v} empty board");
+        assert_eq!(solver.solve(&Bitboard::new(v)), empty, "{v} empty board");
         // Walk the game tree (each position once), comparing as we go; on
         // the larger boards only down to a depth, to keep the test short.
         let max_depth = if all { w * h } else { 8 };
@@ -316,7 +316,7 @@ fn small_boards_match_the_published_results() {
     for (w, h, want) in published {
         let v = Variant::new(w, h).expect("variant");
         solver.clear();
-        let empty = Position::new(v);
+        let empty = Bitboard::new(v);
         assert_eq!(solver.solve(&empty), want, "{v}");
         assert_eq!(solver.solve_weak(&empty), want.signum(), "{v} weak");
     }

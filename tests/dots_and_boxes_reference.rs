@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::game::Game;
-use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::NoProgress;
-use boardsolve::value::Value;
+use boardsolve::core::NoProgress;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::solve::dense::solve_dense;
+use boardsolve::Game;
+use boardsolve::Value;
 
 /// The boxes of an `r x c` board as lists of their four edges.
 fn boxes(r: u32, c: u32) -> Vec<[u32; 4]> {

@@ -82,8 +82,8 @@ fn variant_specs_corpus_and_regressions() {
 #[test]
 #[ignore = "writes files into fuzz/corpus/"]
 fn write_seed_corpus() {
+    use boardsolve::core::NoProgress;
     use boardsolve::db::header::HEADER_SIZE;
-    use boardsolve::solver::NoProgress;
     use boardsolve::AnyGame;
 
     let write = |target: &str, name: &str, bytes: &[u8]| {
@@ -104,7 +104,7 @@ fn write_seed_corpus() {
         let g = AnyGame::new(game, variant).expect("known variant");
         let solved = g.solve(&NoProgress).expect("small games solve");
         let path = tmp.path().join("seed.db");
-        boardsolve::db::write_database(&path, g.game().descriptor(), solved.payload())
+        boardsolve::db::write_database(&path, g.game().descriptor(), &solved)
             .expect("write database");
         let bytes = std::fs::read(&path).expect("read database");
         let stem = format!("{game}-{}", variant.replace(',', "-"));

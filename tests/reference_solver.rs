@@ -8,8 +8,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::solver::{solve, NoProgress, Solution};
+use boardsolve::core::{NoProgress, Solution};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::solve::solve;
 use boardsolve::{Game, Move, Value};
 
 /// A raw position: X's cells, O's cells (bit `r * n + c`), and whether O moves.

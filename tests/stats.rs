@@ -1,4 +1,4 @@
-//! Whole-game statistics (`boardsolve::stats`) against brute force: every
+//! Whole-game statistics (`boardsolve::analysis::stats`) against brute force: every
 //! count recomputed by walking the game from the start with the plain move
 //! generator and a plain minimax, with no canonical weighting and no
 //! database. British Square 3x3 and Dots and Boxes 1x2 walk every complete
@@ -7,10 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use boardsolve::analysis::stats::{self, compute, playouts, LayerSet, Options, Outcomes};
+use boardsolve::core::NoProgress;
 use boardsolve::db::{write_database, Database};
 use boardsolve::registry::AnyGame;
-use boardsolve::solver::NoProgress;
-use boardsolve::stats::{self, compute, heuristics_for, playouts, LayerSet, Options, Outcomes};
 use boardsolve::{Edge, Game, Move, Position};
 
 /// Solves a game and opens its database.
@@ -19,7 +19,7 @@ fn solved(name: &str, variant: &str) -> (AnyGame, Database, tempfile::TempDir) {
     let solution = game.solve(&NoProgress).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
-    write_database(&path, game.game().descriptor(), solution.payload()).unwrap();
+    write_database(&path, game.game().descriptor(), &solution).unwrap();
     let db = Database::open(&path).unwrap();
     (game, db, dir)
 }
@@ -120,7 +120,7 @@ fn brute_force(game: &AnyGame, literal: bool, every_key: bool) -> Expected {
     let mut by_layer_value = BTreeMap::new();
     let mut terminals = 0;
     let mut outcomes = [0u64; 3];
-    let heuristics = heuristics_for(game);
+    let heuristics = game.heuristics();
     let mut heuristic_failures = vec![(0u64, 0u64); heuristics.len()];
     for &s in &states {
         let net = minimax(g, s, &mut memo);
@@ -184,7 +184,7 @@ fn check(name: &str, variant: &str, literal: bool) {
     let g = game.game();
     let every_key = g.descriptor().dense;
     let want = brute_force(&game, literal, every_key);
-    let got = compute(&game, &db, &Options::all()).unwrap();
+    let got = compute(game.game(), game.heuristics(), &db, &Options::all()).unwrap();
     let label = format!("{name} {variant}");
     assert_eq!(got.states, want.states, "{label}: states");
     assert_eq!(
@@ -254,13 +254,13 @@ fn dots_and_boxes_matches_brute_force() {
 fn small_boards_have_the_known_game_counts() {
     // Dots and Boxes: every order of the edges is a game.
     let (game, db, _dir) = solved("dots-and-boxes", "2x2");
-    let s = compute(&game, &db, &Options::all()).unwrap();
+    let s = compute(game.game(), game.heuristics(), &db, &Options::all()).unwrap();
     let p = s.playouts.unwrap();
     assert_eq!(p.games, (1..=12u128).product::<u128>());
     assert_eq!(p.first_wins + p.second_wins + p.ties, p.games);
     // British Square 3x3, counted by hand from the literal walk above.
     let (game, db, _dir) = solved("british-square", "3x3");
-    let s = compute(&game, &db, &Options::all()).unwrap();
+    let s = compute(game.game(), game.heuristics(), &db, &Options::all()).unwrap();
     assert_eq!(s.states, 74);
     assert_eq!(s.start.score, 1);
 }
@@ -274,14 +274,14 @@ fn examples_are_the_first_failures_and_really_fail() {
         heuristics: Some(Some("greedy".into())),
         examples: 5,
     };
-    let s = compute(&game, &db, &options).unwrap();
+    let s = compute(game.game(), game.heuristics(), &db, &options).unwrap();
     let r = &s.heuristics.unwrap()[0];
     assert_eq!(r.examples.len(), 5);
     let order: Vec<(usize, u64)> = r.examples.iter().map(|&k| (g.layer(k), k)).collect();
     let mut sorted = order.clone();
     sorted.sort_unstable();
     assert_eq!(order, sorted, "examples come by layer, then key");
-    let h = &heuristics_for(&game)[0];
+    let h = &game.heuristics()[0];
     for &k in &r.examples {
         let f = stats::heuristics::explain(g, &db, h, k).unwrap();
         assert!(f
@@ -299,7 +299,7 @@ fn unknown_heuristics_are_named_errors() {
         heuristics: Some(Some("nope".into())),
         examples: 0,
     };
-    let e = compute(&game, &db, &options).unwrap_err();
+    let e = compute(game.game(), game.heuristics(), &db, &options).unwrap_err();
     assert!(
         matches!(e, stats::StatsError::UnknownHeuristic { .. }),
         "{e}"
@@ -311,7 +311,7 @@ fn unknown_heuristics_are_named_errors() {
 fn british_square_greedy_denies_the_most_cells() {
     let game = AnyGame::new("british-square", "5x5").unwrap();
     let g = game.game();
-    let h = &heuristics_for(&game)[0];
+    let h = &game.heuristics()[0];
     // From the start, a move in the middle of the board denies O five cells
     // (the cell and its four neighbours), a corner only three; the centre
     // itself is not legal.

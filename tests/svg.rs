@@ -2,13 +2,16 @@
 //! XML, one coloured shape per legal move with its outcome and value, the
 //! best moves marked, and plain maps unchanged by styling.
 
+use boardsolve::core::NoProgress;
 use boardsolve::db::{write_database, Database};
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::game::{plain, MoveMark, Outcome};
-use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::{solve, NoProgress};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::render::plain;
+use boardsolve::solve::dense::solve_dense;
+use boardsolve::solve::solve;
+use boardsolve::Presentation;
 use boardsolve::{analyze, analyze_position, Game};
+use boardsolve::{MoveMark, Outcome};
 
 /// Checks a picture against the analysis it was drawn from.
 fn check_picture(game: &dyn Game, svg: &str, marks: &[MoveMark]) {
@@ -48,7 +51,7 @@ fn check_picture(game: &dyn Game, svg: &str, marks: &[MoveMark]) {
             g.descendants().any(|n| n.text() == Some(value.as_str())),
             "{name}: value {value} not written"
         );
-        let fill = boardsolve::svg::fill(m.outcome);
+        let fill = boardsolve::render::svg::fill(m.outcome);
         assert!(
             g.descendants().any(|n| n.attribute("fill") == Some(fill)),
             "{name}: no {fill} fill"
@@ -62,7 +65,7 @@ fn british_square_pictures_match_the_analysis() {
     let sol = solve(&game, &NoProgress).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bsq4.db");
-    write_database(&path, game.descriptor(), &sol).unwrap();
+    write_database(&path, game.descriptor(), &sol.into()).unwrap();
     let db = Database::open(&path).unwrap();
     let mut seen = std::collections::HashSet::new();
     for text in ["start", "0", "0,15", "0 5 10", "0,3,12,15,5"] {
@@ -95,7 +98,7 @@ fn dots_and_boxes_pictures_match_the_analysis() {
     let sol = solve_dense(&game, &NoProgress).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dab.db");
-    write_database(&path, game.descriptor(), &sol).unwrap();
+    write_database(&path, game.descriptor(), &sol.into()).unwrap();
     let db = Database::open(&path).unwrap();
     for text in ["none", "0,5,6 B", "0,2,6 A 0-0", "0,2,6,7 B 0-1"] {
         let p = game.parse(text).unwrap();
@@ -112,7 +115,7 @@ fn styling_wraps_values_and_keeps_the_columns() {
     let sol = solve(&game, &NoProgress).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bsq4.db");
-    write_database(&path, game.descriptor(), &sol).unwrap();
+    write_database(&path, game.descriptor(), &sol.into()).unwrap();
     let db = Database::open(&path).unwrap();
     let state = game.parse_position("0,15").unwrap();
     let a = analyze(&game, &db, state).unwrap();
@@ -131,9 +134,9 @@ fn styling_wraps_values_and_keeps_the_columns() {
 
 #[test]
 fn connect_four_pictures_match_the_analysis() {
-    use boardsolve::game::connect_four::ConnectFour;
+    use boardsolve::games::connect_four::ConnectFour;
     let game = ConnectFour::from_variant("").unwrap();
-    let live = boardsolve::solver::live::LiveSearch::new(game.clone(), None, 20).unwrap();
+    let live = boardsolve::solve::live::LiveSearch::new(game.clone(), None, 20).unwrap();
     // Late positions (searched in moments), one with a full column, and a
     // finished game (no moves: no shapes).
     for text in [

@@ -4,10 +4,11 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
 
-use boardsolve::db::layout::RecordLayout;
+use boardsolve::core::layout::RecordLayout;
+use boardsolve::core::{NoProgress, Solution};
 use boardsolve::db::write_database;
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::solver::{solve, NoProgress, Solution};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::solve::solve;
 use boardsolve::{analyze, principal_variation, Database, Edge, Game, Move, Value};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -179,7 +180,8 @@ fn solved_4x4() -> &'static Solved {
         let solution = solve(&game, &NoProgress).expect("4x4 solves");
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("british-square-4x4.bsdb");
-        write_database(&path, game.descriptor(), &solution).expect("the database is written");
+        write_database(&path, game.descriptor(), &solution.clone().into())
+            .expect("the database is written");
         let db = Database::open(&path).expect("the database opens");
         // The database is memory-mapped: the mapping outlives the file, so
         // the directory can go now rather than never (statics are not
@@ -351,13 +353,13 @@ fn british_square_layouts_follow_the_spec() {
 /// The 3x3 and 2x3 Dots and Boxes tables (dense: every key, canonical or not),
 /// written to files and opened as a user would.
 fn dots_and_boxes_dbs() -> &'static [(
-    boardsolve::game::dots_and_boxes::DotsAndBoxes,
+    boardsolve::games::dots_and_boxes::DotsAndBoxes,
     tempfile::TempDir,
     Database,
 )] {
     static DBS: OnceLock<
         Vec<(
-            boardsolve::game::dots_and_boxes::DotsAndBoxes,
+            boardsolve::games::dots_and_boxes::DotsAndBoxes,
             tempfile::TempDir,
             Database,
         )>,
@@ -366,11 +368,12 @@ fn dots_and_boxes_dbs() -> &'static [(
         ["3x3", "2x3"]
             .iter()
             .map(|v| {
-                let game = boardsolve::game::dots_and_boxes::DotsAndBoxes::from_variant(v).unwrap();
-                let sol = boardsolve::solver::dense::solve_dense(&game, &NoProgress).unwrap();
+                let game =
+                    boardsolve::games::dots_and_boxes::DotsAndBoxes::from_variant(v).unwrap();
+                let sol = boardsolve::solve::dense::solve_dense(&game, &NoProgress).unwrap();
                 let dir = tempfile::tempdir().unwrap();
                 let path = dir.path().join("dab.db");
-                write_database(&path, game.descriptor(), &sol).unwrap();
+                write_database(&path, game.descriptor(), &sol.into()).unwrap();
                 let db = Database::open(&path).unwrap();
                 (game, dir, db)
             })

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use boardsolve::progress::Bars;
-use boardsolve::registry::{AnyGame, Solved, GAMES};
-use boardsolve::solver::book::{self, BookOptions};
+use boardsolve::bars::Bars;
+use boardsolve::core::Solved;
+use boardsolve::registry::{AnyGame, GAMES};
+use boardsolve::solve::book::{self, BookOptions};
 use clap::{CommandFactory, Parser};
 
 /// The depth of a Connect Four book when `--depth` is not given: on 7x6 its
@@ -120,14 +121,14 @@ fn run(args: Args) -> Result<()> {
         checkpoint = Some(path);
         pool.install(|| game.build_book(&options, &bars))
             .context("this game has no opening book")?
-            .map(Solved::Sorted)
+            .map(Solved::from)
             .with_context(|| format!("building the {} opening book", game.label()))?
     } else {
         pool.install(|| game.solve(&bars))
             .with_context(|| format!("solving {}", game.label()))?
     };
     let solved = t0.elapsed();
-    boardsolve::db::write_database(&output, game.game().descriptor(), solution.payload())
+    boardsolve::db::write_database(&output, game.game().descriptor(), &solution)
         .with_context(|| format!("writing {}", output.display()))?;
     // The book is safely written: its checkpoint has served.
     if let Some(path) = checkpoint {
@@ -139,15 +140,14 @@ fn run(args: Args) -> Result<()> {
     }
     let total = t0.elapsed();
 
-    let g = game.game();
+    let g = game.present();
     let start = g.start();
     let start_value = solution
         .get(g.canonical(start))
         .context("the start position is missing from the solution")?;
     let score = g.score(start, start_value.net);
-    let payload = solution.payload();
-    let bytes = payload.file_size();
-    let records = payload.record_count();
+    let bytes = boardsolve::db::file_size(&solution);
+    let records = solution.record_count();
     // A sorted file holds one record per canonical state; a dense one an
     // entry for every key, symmetric or not.
     let (what, layer_sizes) = match &solution {
@@ -160,7 +160,7 @@ fn run(args: Args) -> Result<()> {
             "game": g.descriptor().name,
             "variant": g.descriptor().variant,
             "layout": if layer_sizes.is_some() { "sorted" } else { "dense" },
-            "complete": payload.is_complete(),
+            "complete": solution.is_complete(),
             "states": records,
             "layer_sizes": layer_sizes,
             "start_value": score,

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use boardsolve::game::connect_four::WeakAnswer;
-use boardsolve::game::{plain, signed, Game};
+use boardsolve::analysis::WeakAnalysis;
+use boardsolve::render::{plain, signed, Presentation};
 use boardsolve::{Analysis, Move, MoveMark, Outcome, Player};
 
 /// `win`, `lose` or `tie` for a result seen from one side.
@@ -41,14 +41,19 @@ fn push_int(out: &mut String, n: impl itoa::Integer) {
 }
 
 /// Appends a move as a JSON string literal (move names need no escaping).
-fn json_move(out: &mut String, game: &dyn Game, mv: Move) {
+fn json_move(out: &mut String, game: &dyn Presentation, mv: Move) {
     out.push('"');
     game.write_move(mv, out);
     out.push('"');
 }
 
 /// One JSON object (no newline) for an answered position.
-pub fn json(game: &dyn Game, input: &str, a: &Analysis, pv: Option<&[(Move, u64)]>) -> String {
+pub fn json(
+    game: &dyn Presentation,
+    input: &str,
+    a: &Analysis,
+    pv: Option<&[(Move, u64)]>,
+) -> String {
     let mut o = String::with_capacity(256 + 80 * a.moves.len());
     o.push_str("{\"input\":");
     json_str(&mut o, input);
@@ -146,7 +151,7 @@ pub fn ansi(m: &MoveMark, text: &str) -> String {
 /// and who wins, as the text answer says them, and by how much when the
 /// headline value is not the final score (Dots and Boxes given the score so
 /// far). At the end of the game: who won, when the score is known.
-pub fn svg_title(game: &dyn Game, a: &Analysis) -> String {
+pub fn svg_title(game: &dyn Presentation, a: &Analysis) -> String {
     // The final score is worth naming only where the headline value is not
     // it already (British Square's value is X's final score).
     let margin = match game.lead(a.state) {
@@ -180,7 +185,12 @@ pub fn svg_title(game: &dyn Game, a: &Analysis) -> String {
 
 /// The human-readable report for an answered position, the move map in
 /// terminal colours if `color`.
-pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>, color: bool) -> String {
+pub fn human(
+    game: &dyn Presentation,
+    a: &Analysis,
+    pv: Option<&[(Move, u64)]>,
+    color: bool,
+) -> String {
     let mut o = String::new();
     let me = game.player_name(a.to_move);
     let _ = writeln!(o, "Position:   {}", game.format_position(a.state));
@@ -234,7 +244,7 @@ pub fn human(game: &dyn Game, a: &Analysis, pv: Option<&[(Move, u64)]>, color: b
                         o,
                         "  {:>6} {}",
                         game.format_move(m.mv),
-                        boardsolve::game::style_padded(m, &value, style)
+                        boardsolve::render::style_padded(m, &value, style)
                     );
                 }
             }
@@ -265,14 +275,14 @@ fn weak_word(result: i32) -> &'static str {
 }
 
 /// The human report of a weak answer (`--weak`): win, draw or loss for the
-/// side to move, and for every column.
-pub fn weak_human(game: &dyn Game, state: u64, w: &WeakAnswer) -> String {
+/// side to move, and for every move.
+pub fn weak_human(game: &dyn Presentation, w: &WeakAnalysis) -> String {
     let mut o = String::new();
-    let me = game.player_name(game.to_move(state));
-    let _ = writeln!(o, "Position:   {}", game.format_position(state));
-    let _ = writeln!(o, "{}", game.render(state));
+    let me = game.player_name(w.to_move);
+    let _ = writeln!(o, "Position:   {}", game.format_position(w.state));
+    let _ = writeln!(o, "{}", game.render(w.state));
     let _ = writeln!(o, "To move:    {me}");
-    if w.columns.is_empty() {
+    if w.is_terminal() {
         let _ = writeln!(o, "Game over.");
         return o;
     }
@@ -281,47 +291,49 @@ pub fn weak_human(game: &dyn Game, state: u64, w: &WeakAnswer) -> String {
         "Result:     {} for {me} (weak: win, draw or loss only)",
         weak_word(w.result)
     );
-    let best: Vec<String> = w.best().map(|c| (c + 1).to_string()).collect();
+    let best: Vec<String> = w.best_moves().map(|m| game.format_move(m)).collect();
     let _ = writeln!(o, "Best moves: {}", best.join(" "));
-    let cols: Vec<String> = w
-        .columns
+    let moves: Vec<String> = w
+        .moves
         .iter()
-        .map(|&(c, r)| format!("{}:{}", c + 1, weak_word(r)))
+        .map(|&(m, r)| format!("{}:{}", game.format_move(m), weak_word(r)))
         .collect();
-    let _ = writeln!(o, "Columns:    {}", cols.join(" "));
+    let _ = writeln!(o, "Moves:      {}", moves.join(" "));
     o
 }
 
 /// One JSON object (no newline) for a weak answer: `value` is 1, 0 or -1
-/// for the side to move, `best` the best columns, `moves` every column.
-pub fn weak_json(game: &dyn Game, input: &str, state: u64, w: &WeakAnswer) -> String {
+/// for the side to move, `best` the best moves, `moves` every move.
+pub fn weak_json(game: &dyn Presentation, input: &str, w: &WeakAnalysis) -> String {
     let mut o = String::with_capacity(256);
     o.push_str("{\"input\":");
     json_str(&mut o, input);
     o.push_str(",\"position\":");
-    json_str(&mut o, &game.format_position(state));
+    json_str(&mut o, &game.format_position(w.state));
     o.push_str(",\"to_move\":\"");
-    o.push_str(game.player_name(game.to_move(state)));
+    o.push_str(game.player_name(w.to_move));
     o.push_str("\",\"weak\":true,\"value\":");
     push_int(&mut o, w.result);
     o.push_str(",\"positionValue\":\"");
     o.push_str(outcome(w.result));
     o.push_str("\",\"best\":[");
-    for (i, c) in w.best().enumerate() {
+    for (i, m) in w.best_moves().enumerate() {
         if i > 0 {
             o.push(',');
         }
-        json_move(&mut o, game, Move(c as u16));
+        json_move(&mut o, game, m);
     }
     o.push_str("],\"moves\":[");
-    for (i, &(c, r)) in w.columns.iter().enumerate() {
+    for (i, &(m, r)) in w.moves.iter().enumerate() {
         if i > 0 {
             o.push(',');
         }
         o.push_str("{\"move\":");
-        json_move(&mut o, game, Move(c as u16));
-        o.push_str(",\"column\":");
-        push_int(&mut o, c + 1);
+        json_move(&mut o, game, m);
+        o.push_str(",\"");
+        o.push_str(game.move_code_name());
+        o.push_str("\":");
+        push_int(&mut o, game.move_number(m));
         o.push_str(",\"value\":");
         push_int(&mut o, r);
         o.push_str(if r == w.result {

@@ -5,19 +5,19 @@ mod lines;
 mod play;
 mod stats;
 
-use boardsolve::game::signed;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use boardsolve::db::layout::LayoutKind;
-use boardsolve::db::verify::verify;
-use boardsolve::game::connect_four::{self, ConnectFour};
-use boardsolve::progress::Bars;
-use boardsolve::registry::{AnyGame, GAMES};
-use boardsolve::solver::live::LiveSearch;
-use boardsolve::{analyze_position, principal_variation, Database, DbError, Game, Oracle};
+use boardsolve::analysis::analyze_weak;
+use boardsolve::analysis::verify::verify;
+use boardsolve::bars::Bars;
+use boardsolve::core::layout::LayoutKind;
+use boardsolve::registry::{self, AnyGame};
+use boardsolve::render::{signed, Presentation};
+use boardsolve::solve::live::DEFAULT_TABLE_BITS;
+use boardsolve::{analyze_position, principal_variation, Database, DbError, Oracle};
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
 
@@ -249,10 +249,7 @@ fn db_path(args: &DbArgs) -> Option<PathBuf> {
         // A game with a book is answered by live search without one.
         Some(name) if AnyGame::new(name, "").is_ok_and(|g| g.has_book()) => None,
         Some(name) => {
-            let stem = GAMES
-                .iter()
-                .find(|g| g.name == name)
-                .map_or("bsq", |g| g.file_stem);
+            let stem = registry::find(name).map_or("bsq", |g| g.file_stem);
             Some(PathBuf::from(format!("{stem}.db")))
         }
         None => Some(PathBuf::from("bsq.db")),
@@ -271,15 +268,7 @@ impl Source {
     /// Opens the database the arguments name, or sets up live search.
     fn open(args: &DbArgs) -> Result<Source, Failure> {
         if let Some(name) = &args.game {
-            if !GAMES.iter().any(|g| g.name == name) {
-                return Err(usage(
-                    &boardsolve::GameError::UnknownGame {
-                        name: name.clone(),
-                        known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
-                    }
-                    .to_string(),
-                ));
-            }
+            registry::find(name).map_err(|e| usage(&e.to_string()))?;
         }
         match db_path(args) {
             Some(path) => {
@@ -329,22 +318,10 @@ impl Source {
             None => Ok(Box::new(self.database()?)),
         }
     }
-
-    /// Connect Four's live search, for its weak answers (`--weak`).
-    fn weak(&self) -> Result<LiveSearch<'_, ConnectFour>, Failure> {
-        match &self.game {
-            AnyGame::ConnectFour(c4) => LiveSearch::new(c4.clone(), self.db.as_ref(), TABLE_BITS)
-                .map_err(|e| Failure {
-                    code: 1,
-                    error: e.into(),
-                }),
-            _ => Err(usage("--weak is for Connect Four")),
-        }
-    }
 }
 
 /// `log2` of the entries of a live search's transposition table.
-const TABLE_BITS: u32 = LiveSearch::<ConnectFour>::DEFAULT_TABLE_BITS;
+const TABLE_BITS: u32 = DEFAULT_TABLE_BITS;
 
 fn usage(message: &str) -> Failure {
     Failure {
@@ -375,22 +352,22 @@ fn open_db(args: &DbArgs, path: &Path) -> Result<(Database, AnyGame), Failure> {
     Ok((db, game))
 }
 
-/// What to answer: the full analysis, or (Connect Four) win/draw/loss only.
+/// What to answer: the full analysis, or win/draw/loss only.
 #[derive(Clone, Copy)]
-struct Mode<'a> {
+struct Mode {
     json: bool,
     pv: bool,
     color: bool,
-    /// Set for `--weak`: the live search that answers.
-    weak: Option<&'a LiveSearch<'a, ConnectFour>>,
+    /// `--weak`: win, draw or loss only.
+    weak: bool,
 }
 
 /// Answers one position: the text to print, or the error message.
 fn answer_one(
-    game: &dyn Game,
+    game: &dyn Presentation,
     db: &dyn Oracle,
     input: &str,
-    mode: Mode<'_>,
+    mode: Mode,
 ) -> Result<String, String> {
     let Mode {
         json,
@@ -399,16 +376,12 @@ fn answer_one(
         weak,
     } = mode;
     let position = game.parse(input).map_err(|e| e.to_string())?;
-    if let Some(live) = weak {
-        let p = live
-            .game()
-            .position(position.state)
-            .ok_or_else(|| format!("{input}: not a Connect Four position"))?;
-        let w = connect_four::weak(live, &p);
+    if weak {
+        let w = analyze_weak(game, db, position.state).map_err(|e| e.to_string())?;
         return Ok(if json {
-            answer::weak_json(game, input, position.state, &w)
+            answer::weak_json(game, input, &w)
         } else {
-            answer::weak_human(game, position.state, &w)
+            answer::weak_human(game, &w)
         });
     }
     let a = analyze_position(game, db, &position).map_err(|e| e.to_string())?;
@@ -430,9 +403,9 @@ const BATCH: usize = 4096;
 
 /// Answers positions from stdin, streaming. Returns the number of bad lines.
 fn answer_stdin(
-    game: &dyn Game,
+    game: &dyn Presentation,
     db: &dyn Oracle,
-    mode: Mode<'_>,
+    mode: Mode,
     out: &mut impl Write,
 ) -> Result<u64> {
     let json = mode.json;
@@ -510,17 +483,16 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         });
     }
     let source = Source::open(db_args)?;
-    let weak = if ask.weak { Some(source.weak()?) } else { None };
     let oracle = source.oracle()?;
     let oracle = &*oracle;
     let mode = Mode {
         json: db_args.json,
         pv: ask.pv,
         color,
-        weak: weak.as_ref(),
+        weak: ask.weak,
     };
     let json = db_args.json;
-    let game = source.game.game();
+    let game = source.game.present();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let start = ["start".to_owned()];
@@ -575,7 +547,12 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
 }
 
 /// Writes the SVG picture of one position to `path` (`-`: stdout).
-fn write_svg(game: &dyn Game, db: &dyn Oracle, input: &str, path: &Path) -> Result<(), Failure> {
+fn write_svg(
+    game: &dyn Presentation,
+    db: &dyn Oracle,
+    input: &str,
+    path: &Path,
+) -> Result<(), Failure> {
     let position = game.parse(input).map_err(anyhow::Error::new)?;
     let a = analyze_position(game, db, &position).map_err(anyhow::Error::new)?;
     let picture = game
@@ -645,7 +622,7 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     let source = Source::open(db_args)?;
     let (db, game) = (source.database()?, &source.game);
     let h = db.header();
-    let g = game.game();
+    let g = game.present();
     let start = g.start();
     let start_value = db.get(g.canonical(start));
     if json {
@@ -700,11 +677,11 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
 fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
     let source = Source::open(db_args)?;
     let oracle = source.oracle()?;
-    play_with(source.game.game(), &*oracle, args, color)
+    play_with(source.game.present(), &*oracle, args, color)
 }
 
 fn play_with(
-    game: &dyn Game,
+    game: &dyn Presentation,
     db: &dyn Oracle,
     args: &PlayArgs,
     color: bool,

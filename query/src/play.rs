@@ -6,12 +6,12 @@
 //! exactly as a person at the prompt does; [`run`] only adds the line
 //! editor when stdin is a terminal.
 
-use boardsolve::game::signed;
+use boardsolve::render::signed;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use anyhow::{Context, Result};
-use boardsolve::{analyze_position, Analysis, Game, Move, Oracle, Player, Position};
+use boardsolve::{analyze_position, Analysis, Move, Oracle, Player, Position, Presentation};
 
 use crate::answer;
 
@@ -64,7 +64,7 @@ pub enum Control {
 
 /// A play session on one database.
 pub struct Session<'a> {
-    game: &'a dyn Game,
+    game: &'a dyn Presentation,
     db: &'a dyn Oracle,
     opts: Options,
     start: Position,
@@ -96,7 +96,12 @@ Commands:
 
 impl<'a> Session<'a> {
     /// A session from `start`.
-    pub fn new(game: &'a dyn Game, db: &'a dyn Oracle, start: Position, opts: Options) -> Self {
+    pub fn new(
+        game: &'a dyn Presentation,
+        db: &'a dyn Oracle,
+        start: Position,
+        opts: Options,
+    ) -> Self {
         let rng = opts.seed.map(fastrand::Rng::with_seed);
         Session {
             game,

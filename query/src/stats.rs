@@ -1,15 +1,15 @@
 //! `query stats`: facts about the whole game, as tables for people or one
 //! JSON object.
 
-use boardsolve::game::signed;
+use boardsolve::render::signed;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use anyhow::Context;
+use boardsolve::analysis::stats::heuristics::explain;
+use boardsolve::analysis::stats::{compute, Options, Outcomes, Stats, StatsError};
 use boardsolve::registry::AnyGame;
-use boardsolve::stats::heuristics::{explain, heuristics_for};
-use boardsolve::stats::{compute, Options, Outcomes, Stats, StatsError};
-use boardsolve::{Database, Game, Player};
+use boardsolve::{Database, Player, Presentation};
 use clap::Args;
 use serde::Serialize;
 
@@ -45,7 +45,7 @@ pub fn run(
         heuristics: Some(only.clone()),
         examples: args.examples.unwrap_or(if only.is_some() { 10 } else { 0 }),
     };
-    let stats = compute(game, db, &options).map_err(|e| match e {
+    let stats = compute(game.game(), game.heuristics(), db, &options).map_err(|e| match e {
         StatsError::UnknownHeuristic { .. } => Failure {
             code: EXIT_USAGE,
             error: e.into(),
@@ -53,7 +53,7 @@ pub fn run(
         StatsError::MissingChild { .. } | StatsError::Query(_) => db_failure(e),
         e => Failure::from(anyhow::Error::new(e)),
     })?;
-    let g = game.game();
+    let g = game.present();
     let text = if json {
         let mut s = serde_json::to_string(&to_json(g, db, game, path, &stats, only.is_some())?)
             .context("writing JSON")?;
@@ -66,15 +66,6 @@ pub fn run(
     out.write_all(text.as_bytes()).context("writing output")?;
     out.flush().context("writing output")?;
     Ok(EXIT_OK)
-}
-
-/// What a game's layers count, for table headers.
-fn layer_name(game: &dyn Game) -> &'static str {
-    match game.descriptor().name {
-        "british-square" => "pieces",
-        "dots-and-boxes" => "edges",
-        _ => "layer",
-    }
 }
 
 /// `n` with thousands separators.
@@ -107,7 +98,7 @@ fn percent(part: u128, whole: u128) -> String {
 }
 
 fn human(
-    g: &dyn Game,
+    g: &dyn Presentation,
     db: &Database,
     game: &AnyGame,
     path: &str,
@@ -132,7 +123,7 @@ fn human(
             if reports.is_empty() {
                 let _ = writeln!(o, "  (none for this game)");
             }
-            let heuristics = heuristics_for(game);
+            let heuristics = game.heuristics();
             for r in reports {
                 let _ = writeln!(o, "  {}: {}", r.name, r.description);
                 let _ = writeln!(
@@ -194,7 +185,7 @@ fn human(
     Ok(o)
 }
 
-fn human_tables(o: &mut String, g: &dyn Game, s: &Stats, first: &str, second: &str) {
+fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, second: &str) {
     let kind = if s.dense {
         "positions (every key: the file stores all, no symmetry reduction)"
     } else {
@@ -260,7 +251,7 @@ fn human_tables(o: &mut String, g: &dyn Game, s: &Stats, first: &str, second: &s
 
     // One table for the three breakdowns: rows are layers, columns values,
     // with totals on both margins.
-    let layer = layer_name(g);
+    let layer = g.layer_name();
     let meaning = if g.lead(g.start()).is_some() {
         g.score_meaning().to_owned()
     } else {
@@ -325,7 +316,7 @@ fn human_tables(o: &mut String, g: &dyn Game, s: &Stats, first: &str, second: &s
         g.player_name(a.to_move)
     );
     let marks = a.marks();
-    match g.render_move_map(a.state, &marks, &boardsolve::game::plain) {
+    match g.render_move_map(a.state, &marks, &boardsolve::render::plain) {
         Some(map) => {
             let _ = writeln!(o, "{map}");
         }
@@ -430,7 +421,7 @@ struct JsonExample {
 }
 
 fn to_json(
-    g: &dyn Game,
+    g: &dyn Presentation,
     db: &Database,
     game: &AnyGame,
     path: &str,
@@ -443,7 +434,7 @@ fn to_json(
         value: a.moves.iter().find(|x| x.mv == m).map_or(0, |x| x.score),
         best: a.moves.iter().any(|x| x.mv == m && x.best),
     };
-    let heuristics_bound = heuristics_for(game);
+    let heuristics_bound = game.heuristics();
     let mut heuristics = Vec::new();
     let mut heuristics_note = None;
     match &s.heuristics {

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::solver::{solve, NoProgress};
+use boardsolve::core::NoProgress;
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::solve::solve;
 use boardsolve::Game;
 
 const LINES: usize = 1_000_000;
@@ -54,7 +55,7 @@ fn a_million_mixed_lines_stream_through_in_flat_memory() {
     let db = dir.path().join("bsq4.db");
     let game = BritishSquare::from_variant("4x4").unwrap();
     let sol = solve(&game, &NoProgress).unwrap();
-    boardsolve::db::write_database(&db, game.descriptor(), &sol).unwrap();
+    boardsolve::db::write_database(&db, game.descriptor(), &sol.into()).unwrap();
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_query"))
         .arg("--db")

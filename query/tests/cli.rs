@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
-use boardsolve::game::british_square::BritishSquare;
+use boardsolve::games::british_square::BritishSquare;
 use boardsolve::Game;
 use predicates::str::contains;
 
@@ -15,8 +15,8 @@ fn db() -> &'static Path {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bsq4.db");
         let game = BritishSquare::from_variant("4x4").unwrap();
-        let sol = boardsolve::solver::solve(&game, &boardsolve::solver::NoProgress).unwrap();
-        boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        let sol = boardsolve::solve::solve(&game, &boardsolve::core::NoProgress).unwrap();
+        boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
         (dir, path)
     })
     .1

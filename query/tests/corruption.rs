@@ -10,13 +10,14 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use boardsolve::analysis::verify::verify;
+use boardsolve::core::NoProgress;
 use boardsolve::db::header::{header_checksum, Header, HEADER_SIZE};
-use boardsolve::db::verify::verify;
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::registry::AnyGame;
-use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::{solve, NoProgress};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::registry::{AnyGame, OpenError};
+use boardsolve::solve::dense::solve_dense;
+use boardsolve::solve::solve;
 use boardsolve::{Database, DbError, Game};
 use predicates::str::contains;
 use tempfile::TempDir;
@@ -27,11 +28,11 @@ fn good_files(dir: &TempDir) -> [(&'static str, Vec<u8>); 2] {
     let bsq = BritishSquare::from_variant("3x3").unwrap();
     let sol = solve(&bsq, &NoProgress).unwrap();
     let a = dir.path().join("bsq3.db");
-    boardsolve::db::write_database(&a, bsq.descriptor(), &sol).unwrap();
+    boardsolve::db::write_database(&a, bsq.descriptor(), &sol.into()).unwrap();
     let dab = DotsAndBoxes::from_variant("2x2").unwrap();
     let sol = solve_dense(&dab, &NoProgress).unwrap();
     let b = dir.path().join("dab2.db");
-    boardsolve::db::write_database(&b, dab.descriptor(), &sol).unwrap();
+    boardsolve::db::write_database(&b, dab.descriptor(), &sol.into()).unwrap();
     [
         ("sorted", std::fs::read(a).unwrap()),
         ("dense", std::fs::read(b).unwrap()),
@@ -74,16 +75,16 @@ fn patched(good: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn open(path: &Path) -> Result<(Database, AnyGame), DbError> {
-    let db = Database::open(path)?;
-    let game = AnyGame::from_header(db.header())?;
-    Ok((db, game))
+fn open(path: &Path) -> Result<(Database, AnyGame), OpenError> {
+    AnyGame::open(path)
 }
 
 /// Opens and fully verifies a file, as `query verify` does.
-fn verify_file(path: &Path) -> Result<(), DbError> {
+fn verify_file(path: &Path) -> Result<(), OpenError> {
     let (db, game) = open(path)?;
-    verify(&db, game.game(), &NoProgress).map(|_| ())
+    verify(&db, game.game(), &NoProgress)
+        .map(|_| ())
+        .map_err(OpenError::from)
 }
 
 fn query(path: &Path) -> Command {
@@ -191,7 +192,7 @@ fn lies_the_checksums_cannot_see_are_found_by_verify() {
     });
     let p = put(&dir, "swapped.db", &swapped);
     match verify_file(&p) {
-        Err(DbError::BadRecord { reason, .. }) => {
+        Err(OpenError::Db(DbError::BadRecord { reason, .. })) => {
             assert!(reason.contains("strictly ascending"), "{reason}")
         }
         other => panic!("{other:?}"),
@@ -209,7 +210,7 @@ fn lies_the_checksums_cannot_see_are_found_by_verify() {
     });
     let p = put(&dir, "value.db", &wrong_value);
     match verify_file(&p) {
-        Err(DbError::BadRecord { reason, .. }) => {
+        Err(OpenError::Db(DbError::BadRecord { reason, .. })) => {
             assert!(reason.contains("children give"), "{reason}")
         }
         other => panic!("{other:?}"),
@@ -218,7 +219,10 @@ fn lies_the_checksums_cannot_see_are_found_by_verify() {
     // A dense entry changed: its parents or itself no longer add up.
     let wrong_entry = records_resealed(&dense, |r| r[0b0101_0101_0101] ^= 2);
     let p = put(&dir, "entry.db", &wrong_entry);
-    assert!(matches!(verify_file(&p), Err(DbError::BadRecord { .. })));
+    assert!(matches!(
+        verify_file(&p),
+        Err(OpenError::Db(DbError::BadRecord { .. }))
+    ));
     query(&p)
         .args(["verify", "-q"])
         .assert()

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use assert_cmd::Command;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::NoProgress;
+use boardsolve::core::NoProgress;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::solve::dense::solve_dense;
 use boardsolve::Game;
 use predicates::str::contains;
 
@@ -23,7 +23,7 @@ fn db(variant: &str) -> PathBuf {
     if !path.exists() {
         let game = DotsAndBoxes::from_variant(variant).unwrap();
         let sol = solve_dense(&game, &NoProgress).unwrap();
-        boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
     }
     path
 }

@@ -15,8 +15,9 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::solver::{solve, NoProgress, Solution};
+use boardsolve::core::{NoProgress, Solution};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::solve::solve;
 use boardsolve::Game;
 
 /// Positions legal on both boards, answered differently by the two files.
@@ -82,7 +83,7 @@ fn side(label: &'static str, variant: &str, dir: &Path) -> Side {
     let game = BritishSquare::from_variant(variant).unwrap();
     let solution = solve(&game, &NoProgress).unwrap();
     let path = dir.join(format!("{label}.db"));
-    boardsolve::db::write_database(&path, game.descriptor(), &solution).unwrap();
+    boardsolve::db::write_database(&path, game.descriptor(), &solution.clone().into()).unwrap();
     let answers = [Mode::Args, Mode::Batch].map(|mode| {
         let (status, out, err) = ask(&path, mode);
         assert!(status.success(), "{label}: {err}");
@@ -125,8 +126,10 @@ fn eight_readers_see_the_old_file_or_the_new_one_while_it_is_replaced() {
     }
 
     let path = dir.path().join("shared.db");
-    let publish =
-        |s: &Side| boardsolve::db::write_database(&path, s.game.descriptor(), &s.solution).unwrap();
+    let publish = |s: &Side| {
+        boardsolve::db::write_database(&path, s.game.descriptor(), &s.solution.clone().into())
+            .unwrap()
+    };
     publish(&sides[0]);
 
     let stop = AtomicBool::new(false);

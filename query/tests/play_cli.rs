@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use assert_cmd::Command;
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::solver::dense::solve_dense;
-use boardsolve::solver::NoProgress;
+use boardsolve::core::NoProgress;
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::solve::dense::solve_dense;
 use boardsolve::{Database, Game, Move};
 use predicates::prelude::*;
 use predicates::str::contains;
@@ -26,13 +26,13 @@ fn db(name: &str) -> PathBuf {
         match name {
             "bsq4" => {
                 let game = BritishSquare::from_variant("4x4").unwrap();
-                let sol = boardsolve::solver::solve(&game, &NoProgress).unwrap();
-                boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+                let sol = boardsolve::solve::solve(&game, &NoProgress).unwrap();
+                boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
             }
             "dab2x2" => {
                 let game = DotsAndBoxes::from_variant("2x2").unwrap();
                 let sol = solve_dense(&game, &NoProgress).unwrap();
-                boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+                boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
             }
             _ => unreachable!(),
         }

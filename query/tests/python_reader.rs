@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use boardsolve::db::header::header_checksum;
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
 use boardsolve::{Database, Edge, Game, Move, Player, Position};
 use serde_json::{json, Value as Json};
 use tempfile::TempDir;
@@ -44,9 +44,9 @@ fn reader_script() -> PathBuf {
 /// Solves `variant` in-process and writes its database into `dir`.
 fn build_db(dir: &TempDir, variant: &str) -> (BritishSquare, PathBuf) {
     let game = BritishSquare::from_variant(variant).unwrap();
-    let sol = boardsolve::solver::solve(&game, &boardsolve::solver::NoProgress).unwrap();
+    let sol = boardsolve::solve::solve(&game, &boardsolve::core::NoProgress).unwrap();
     let path = dir.path().join(format!("bsq-{variant}.db"));
-    boardsolve::db::write_database(&path, Game::descriptor(&game), &sol).unwrap();
+    boardsolve::db::write_database(&path, Game::descriptor(&game), &sol.into()).unwrap();
     (game, path)
 }
 
@@ -466,10 +466,9 @@ const DAB_VARIANTS: &[&str] = &["1x1", "1x2", "2x2", "2x3", "3x2", "3x3"];
 /// Solves a Dots and Boxes board in-process and writes its dense database.
 fn build_dab_db(dir: &TempDir, variant: &str) -> (DotsAndBoxes, PathBuf) {
     let game = DotsAndBoxes::from_variant(variant).unwrap();
-    let sol =
-        boardsolve::solver::dense::solve_dense(&game, &boardsolve::solver::NoProgress).unwrap();
+    let sol = boardsolve::solve::dense::solve_dense(&game, &boardsolve::core::NoProgress).unwrap();
     let path = dir.path().join(format!("dab-{variant}.db"));
-    boardsolve::db::write_database(&path, Game::descriptor(&game), &sol).unwrap();
+    boardsolve::db::write_database(&path, Game::descriptor(&game), &sol.into()).unwrap();
     (game, path)
 }
 

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use assert_cmd::Command;
+use boardsolve::core::NoProgress;
 use boardsolve::registry::AnyGame;
-use boardsolve::solver::NoProgress;
 use predicates::str::contains;
 
 /// A solved database per (game, variant), written once per test binary.
@@ -18,7 +18,7 @@ fn db(game: &str, variant: &str) -> PathBuf {
     if !path.exists() {
         let g = AnyGame::new(game, variant).unwrap();
         let sol = g.solve(&NoProgress).unwrap();
-        boardsolve::db::write_database(&path, g.game().descriptor(), sol.payload()).unwrap();
+        boardsolve::db::write_database(&path, g.game().descriptor(), &sol).unwrap();
     }
     path
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
-use boardsolve::game::british_square::BritishSquare;
+use boardsolve::games::british_square::BritishSquare;
 use boardsolve::Game;
 use predicates::str::contains;
 
@@ -15,8 +15,8 @@ fn db() -> &'static Path {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bsq4.db");
         let game = BritishSquare::from_variant("4x4").unwrap();
-        let sol = boardsolve::solver::solve(&game, &boardsolve::solver::NoProgress).unwrap();
-        boardsolve::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        let sol = boardsolve::solve::solve(&game, &boardsolve::core::NoProgress).unwrap();
+        boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
         (dir, path)
     })
     .1
@@ -167,9 +167,9 @@ fn titles_say_who_wins_and_by_how_much() {
     // so far the title names the final margin, without it only the net.
     let dir = tempfile::tempdir().unwrap();
     let dab = dir.path().join("dab.db");
-    let g = boardsolve::game::dots_and_boxes::DotsAndBoxes::from_variant("2x2").unwrap();
-    let sol = boardsolve::solver::dense::solve_dense(&g, &boardsolve::solver::NoProgress).unwrap();
-    boardsolve::db::write_database(&dab, g.descriptor(), &sol).unwrap();
+    let g = boardsolve::games::dots_and_boxes::DotsAndBoxes::from_variant("2x2").unwrap();
+    let sol = boardsolve::solve::dense::solve_dense(&g, &boardsolve::core::NoProgress).unwrap();
+    boardsolve::db::write_database(&dab, g.descriptor(), &sol.into()).unwrap();
     let dq = || {
         let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
         c.arg("--db").arg(&dab).args(["--svg", "-"]);

@@ -1,7 +1,7 @@
 //! The 4096-byte file header (see `format-spec.md`, section "Header").
 
-use super::layout::{LayoutKind, RecordLayout};
 use super::DbError;
+use crate::core::layout::{LayoutKind, RecordLayout};
 
 /// The eight magic bytes a database starts with.
 pub const MAGIC: [u8; 8] = *b"BSOLVEDB";

@@ -1,23 +1,24 @@
-//! The database file: header, writer, reader and verifier.
+//! The database file: header, reader and writer.
 //!
 //! The layout is a public contract, specified byte by byte in `format-spec.md`:
-//! a 4096-byte little-endian header, then the records as little-endian `u64`s,
+//! a 4096-byte little-endian header, then the records: little-endian `u64`s,
 //! sorted strictly ascending, each a canonical state key in the high bits and
-//! its value in the low bits (see [`layout::RecordLayout`]).
+//! its value in the low bits (see [`RecordLayout`]), or one byte per key in
+//! the dense layout. This layer knows records, not games: checking that a
+//! file holds the game a caller wants is the registry's job, and checking
+//! every value against the game's rules is `analysis::verify`'s.
 
 mod direct;
 pub mod header;
-pub mod layout;
 pub mod reader;
-pub mod verify;
 pub mod writer;
 
 use std::path::PathBuf;
 
+pub use crate::core::layout::{LayoutKind, RecordLayout};
 pub use header::Header;
-pub use layout::RecordLayout;
 pub use reader::Database;
-pub use writer::write_database;
+pub use writer::{file_size, write_database};
 
 /// Everything that can be wrong with a database file or its use.
 #[derive(Debug, thiserror::Error)]
@@ -91,9 +92,6 @@ pub enum DbError {
     /// The records checksum does not match.
     #[error("records checksum mismatch: the records are corrupted")]
     RecordsChecksum,
-    /// The database is of an unknown game or variant.
-    #[error("database of unsupported game: {0}")]
-    Game(#[from] crate::registry::GameError),
     /// The database is not of the game the caller asked for.
     #[error("database holds {found}, not {expected}")]
     WrongGame {

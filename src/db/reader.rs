@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 use memmap2::{Advice, Mmap};
 
 use super::header::{Header, HEADER_SIZE};
-use super::layout::LayoutKind;
 use super::DbError;
-use crate::value::Value;
+use crate::core::layout::LayoutKind;
+use crate::core::{BookSource, Oracle, Value};
 
 /// An open, validated, memory-mapped database, of either layout: sorted
 /// `u64` records (binary-searched) or dense bytes (indexed by key).
@@ -310,12 +310,41 @@ impl Database {
     }
 }
 
+impl Oracle for Database {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+        self.get_many(keys, out);
+    }
+
+    fn is_complete(&self) -> bool {
+        self.header().is_complete()
+    }
+}
+
+impl BookSource for Database {
+    fn entries(&self) -> Box<dyn Iterator<Item = (u64, Value)> + '_> {
+        let layout = self.header().layout;
+        match self.header().kind {
+            LayoutKind::Sorted => Box::new(self.raw_records().iter().map(move |&r| {
+                let r = u64::from_le(r);
+                (layout.key(r), layout.value(r))
+            })),
+            LayoutKind::Dense => Box::new(
+                self.dense_entries()
+                    .iter()
+                    .enumerate()
+                    .map(move |(k, &byte)| (k as u64, layout.dense_value(k as u64, byte))),
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::british_square::BritishSquare;
-    use crate::game::Game;
-    use crate::solver::{solve, NoProgress};
+    use crate::core::Game;
+    use crate::core::NoProgress;
+    use crate::games::british_square::BritishSquare;
+    use crate::solve::solve;
 
     #[test]
     fn indexed_and_plain_lookups_agree_on_every_key() {
@@ -323,7 +352,7 @@ mod tests {
         let sol = solve(&game, &NoProgress).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
-        crate::db::write_database(&path, game.descriptor(), &sol).unwrap();
+        crate::db::write_database(&path, game.descriptor(), &sol.clone().into()).unwrap();
         let db = Database::open(&path).unwrap();
         let layout = db.header().layout;
         let keys: Vec<u64> = sol.records.iter().map(|&r| layout.key(r)).collect();

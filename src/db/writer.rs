@@ -22,104 +22,39 @@
 //! target untouched. Elsewhere than on Linux, leftovers are left alone; their
 //! names mark them as temporary.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::header::{Header, FLAG_COMPLETE};
-use super::layout::{LayoutKind, RecordLayout};
 use super::{Database, DbError};
-use crate::game::GameDescriptor;
-use crate::solver::dense::DenseSolution;
-use crate::solver::Solution;
+use crate::core::{GameDescriptor, Solved};
 
-/// What a database file holds: a solution in one of the two layouts.
-#[derive(Clone, Copy, Debug)]
-pub enum Payload<'a> {
-    /// Sorted `u64` records.
-    Sorted(&'a Solution),
-    /// One byte per key.
-    Dense(&'a DenseSolution),
-}
-
-impl<'a> From<&'a Solution> for Payload<'a> {
-    fn from(s: &'a Solution) -> Self {
-        Payload::Sorted(s)
+/// The record bytes of a solved game as the file stores them,
+/// little-endian.
+pub fn record_bytes(solved: &Solved) -> Cow<'_, [u8]> {
+    match solved {
+        Solved::Sorted(s) => sorted_bytes(&s.records),
+        Solved::Dense(d) => Cow::Borrowed(d.bytes()),
     }
 }
 
-impl<'a> From<&'a DenseSolution> for Payload<'a> {
-    fn from(s: &'a DenseSolution) -> Self {
-        Payload::Dense(s)
-    }
+/// The size of the file that holds `solved`.
+pub fn file_size(solved: &Solved) -> u64 {
+    super::header::HEADER_SIZE as u64 + solved.record_count() * solved.kind().record_size()
 }
 
-impl Payload<'_> {
-    /// The record bytes, little-endian.
-    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
-        match self {
-            Payload::Sorted(s) => record_bytes(&s.records),
-            Payload::Dense(d) => std::borrow::Cow::Borrowed(d.bytes()),
-        }
-    }
-
-    /// The number of records (entries of a dense table).
-    pub fn record_count(&self) -> u64 {
-        match self {
-            Payload::Sorted(s) => s.records.len() as u64,
-            Payload::Dense(d) => d.bytes().len() as u64,
-        }
-    }
-
-    /// The layout kind.
-    pub fn kind(&self) -> LayoutKind {
-        match self {
-            Payload::Sorted(_) => LayoutKind::Sorted,
-            Payload::Dense(_) => LayoutKind::Dense,
-        }
-    }
-
-    /// The record layout.
-    pub fn layout(&self) -> RecordLayout {
-        match self {
-            Payload::Sorted(s) => s.layout,
-            Payload::Dense(d) => d.layout,
-        }
-    }
-
-    /// The canonical start state.
-    pub fn start(&self) -> u64 {
-        match self {
-            Payload::Sorted(s) => s.start,
-            Payload::Dense(d) => d.start,
-        }
-    }
-
-    /// True when it holds every reachable state (the header's
-    /// [`FLAG_COMPLETE`]). A dense table always does.
-    pub fn is_complete(&self) -> bool {
-        match self {
-            Payload::Sorted(s) => s.complete,
-            Payload::Dense(_) => true,
-        }
-    }
-
-    /// The size of the file it makes.
-    pub fn file_size(&self) -> u64 {
-        super::header::HEADER_SIZE as u64 + self.record_count() * self.kind().record_size()
-    }
-}
-
-/// The little-endian bytes of the records.
-fn record_bytes(records: &[u64]) -> std::borrow::Cow<'_, [u8]> {
+/// The little-endian bytes of sorted records.
+fn sorted_bytes(records: &[u64]) -> Cow<'_, [u8]> {
     if cfg!(target_endian = "little") {
-        std::borrow::Cow::Borrowed(bytemuck::cast_slice(records))
+        Cow::Borrowed(bytemuck::cast_slice(records))
     } else {
-        std::borrow::Cow::Owned(records.iter().flat_map(|r| r.to_le_bytes()).collect())
+        Cow::Owned(records.iter().flat_map(|r| r.to_le_bytes()).collect())
     }
 }
 
 /// The header describing a solution of a game.
-pub fn header_for(desc: &GameDescriptor, solution: Payload<'_>) -> Header {
+pub fn header_for(desc: &GameDescriptor, solution: &Solved) -> Header {
     Header {
         game_id: desc.id,
         flags: if solution.is_complete() {
@@ -132,7 +67,7 @@ pub fn header_for(desc: &GameDescriptor, solution: Payload<'_>) -> Header {
         kind: solution.kind(),
         layout: solution.layout(),
         record_count: solution.record_count(),
-        records_checksum: xxhash_rust::xxh3::xxh3_128(&solution.bytes()),
+        records_checksum: xxhash_rust::xxh3::xxh3_128(&record_bytes(solution)),
         start_key: solution.start(),
         generator: format!("boardsolve {}", crate::VERSION),
     }
@@ -268,12 +203,11 @@ fn create_temporary(dir: &Path, name: &str) -> std::io::Result<tempfile::NamedTe
 /// fsynced. On any error the temporary file is removed and an existing file at
 /// `path` is left untouched; if the process dies, the temporary file stays
 /// until the next write to `path` removes it.
-pub fn write_database<'a>(
+pub fn write_database(
     path: &Path,
     desc: &GameDescriptor,
-    solution: impl Into<Payload<'a>>,
+    solution: &Solved,
 ) -> Result<(), DbError> {
-    let solution = solution.into();
     let header = header_for(desc, solution);
     let header_bytes = header.encode()?;
     let (dir, name) = dir_and_name(path);
@@ -284,7 +218,7 @@ pub fn write_database<'a>(
     remove_stale_in(&dir, &name);
     let tmp = create_temporary(&dir, &name).map_err(io_at(&dir))?;
     let tmp_path = tmp.path().to_path_buf();
-    super::direct::write_parts(tmp.as_file(), &[&header_bytes, &solution.bytes()])
+    super::direct::write_parts(tmp.as_file(), &[&header_bytes, &record_bytes(solution)])
         .map_err(io_at(&tmp_path))?;
     // Temporary files are private (0600); a published database is for every
     // reader: keep the mode of the file it replaces, else rw-r--r--.
@@ -328,9 +262,10 @@ pub fn write_database<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::british_square::BritishSquare;
-    use crate::game::Game;
-    use crate::solver::{solve, NoProgress};
+    use crate::core::Game;
+    use crate::core::NoProgress;
+    use crate::games::british_square::BritishSquare;
+    use crate::solve::solve;
 
     /// The process id of a process that has exited and been reaped.
     #[cfg(unix)]
@@ -417,7 +352,7 @@ mod tests {
         std::fs::write(dir.path().join(&stale), b"partial").unwrap();
         let game = BritishSquare::from_variant("3x3").unwrap();
         let sol = solve(&game, &NoProgress).unwrap();
-        write_database(&path, game.descriptor(), &sol).unwrap();
+        write_database(&path, game.descriptor(), &sol.into()).unwrap();
         Database::open(&path).unwrap().verify_checksum().unwrap();
         if cfg!(target_os = "linux") {
             assert!(!exists(&stale) && !exists(&locked));
@@ -465,7 +400,7 @@ mod tests {
         std::fs::write(path.join("inside"), b"x").unwrap();
         let game = BritishSquare::from_variant("3x3").unwrap();
         let sol = solve(&game, &NoProgress).unwrap();
-        assert!(write_database(&path, game.descriptor(), &sol).is_err());
+        assert!(write_database(&path, game.descriptor(), &sol.into()).is_err());
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())

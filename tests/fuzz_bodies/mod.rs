@@ -13,13 +13,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use boardsolve::analysis::verify::verify;
+use boardsolve::core::layout::{LayoutKind, RecordLayout};
+use boardsolve::core::NoProgress;
 use boardsolve::db::header::{header_checksum, Header, HEADER_SIZE};
-use boardsolve::db::layout::{LayoutKind, RecordLayout};
-use boardsolve::db::verify::verify;
-use boardsolve::game::british_square::BritishSquare;
-use boardsolve::game::dots_and_boxes::DotsAndBoxes;
-use boardsolve::solver::NoProgress;
-use boardsolve::{analyze, principal_variation, AnyGame, Database, Edge, Game, Position};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::dots_and_boxes::DotsAndBoxes;
+use boardsolve::{
+    analyze, principal_variation, AnyGame, Database, Edge, Game, Position, Presentation,
+};
 
 /// The check of one fuzz target: panics on a broken invariant.
 pub type Check = fn(&[u8]);
@@ -355,7 +357,7 @@ fn closed_boxes(game: &DotsAndBoxes, state: u64) -> u32 {
 
 /// What every game's parser must do with any text: `parse` and
 /// `parse_position` agree, and a parsed state keeps the game's contract.
-fn parse_any(game: &dyn Game, text: &str) -> Result<Position, boardsolve::PositionError> {
+fn parse_any(game: &dyn Presentation, text: &str) -> Result<Position, boardsolve::PositionError> {
     let pos = game.parse(text);
     let state = game.parse_position(text);
     assert_eq!(
@@ -391,7 +393,7 @@ fn check_parsed_move(game: &dyn Game, state: u64, text: &str) {
 }
 
 /// The engine's contract (`Game`'s documentation) on one state.
-fn check_state(game: &dyn Game, pos: &Position, text: &str) {
+fn check_state(game: &dyn Presentation, pos: &Position, text: &str) {
     let s = pos.state;
     let desc = game.descriptor();
     assert!(
@@ -476,7 +478,7 @@ fn check_state(game: &dyn Game, pos: &Position, text: &str) {
             best: e.again,
         })
         .collect();
-    let _ = game.render_move_map(s, &marks, &boardsolve::game::plain);
+    let _ = game.render_move_map(s, &marks, &boardsolve::render::plain);
     let _ = game.render_svg(s, &marks, "fuzz <title> & more");
     let _ = game.score(s, 0);
     let _ = game.lead(s);

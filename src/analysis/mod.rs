@@ -1,0 +1,385 @@
+//! Answering positions: the value of a position and of every legal move,
+//! from an [`Oracle`]: a database (lookups only), or a live search that may
+//! use a database as its book. Also, over a whole database: [`verify`]
+//! re-derives every value from its children, and [`stats`] computes facts
+//! about the whole game.
+//!
+//! This layer knows games only through the core [`Game`] trait.
+
+pub mod stats;
+pub mod verify;
+
+use crate::core::{Edge, Game, Move, MoveMark, Oracle, Outcome, Player, Position, Value};
+
+/// One legal move of an analysed position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveAnalysis {
+    /// The move.
+    pub mv: Move,
+    /// The position after the move (not canonicalised).
+    pub child: u64,
+    /// The value of the move for the player making it: the move's reward plus
+    /// what follows, and the remoteness of the current position through it.
+    pub value: Value,
+    /// The value stored for the position after the move (for its side to move).
+    pub child_value: Value,
+    /// The headline score of the position if this move is played (British
+    /// Square: X's final score; Dots and Boxes: the mover's net boxes).
+    pub score: i32,
+    /// True when the move keeps the best score for the mover.
+    pub best: bool,
+}
+
+/// Everything the database says about one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// The position.
+    pub state: u64,
+    /// Its canonical key.
+    pub canonical: u64,
+    /// The side to move.
+    pub to_move: Player,
+    /// The first player's points so far minus the second's, when known.
+    pub lead: Option<i32>,
+    /// Its value for the side to move.
+    pub value: Value,
+    /// The headline score (British Square: X's final score).
+    pub score: i32,
+    /// Every legal move, best first: by value for the mover, then by the
+    /// remoteness tie-break, then by move code.
+    pub moves: Vec<MoveAnalysis>,
+}
+
+impl Analysis {
+    /// True when the game is over.
+    pub fn is_terminal(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The moves that keep the best score.
+    pub fn best_moves(&self) -> impl Iterator<Item = &MoveAnalysis> {
+        self.moves.iter().filter(|m| m.best)
+    }
+
+    /// The final result of the game for the side to move under perfect
+    /// play: their final lead when the score so far is known, else what
+    /// they net from here on. Positive: a win.
+    pub fn result(&self) -> i32 {
+        self.result_through(self.value.net)
+    }
+
+    /// [`Analysis::result`] if the side to move plays `m`.
+    pub fn move_result(&self, m: &MoveAnalysis) -> i32 {
+        self.result_through(m.value.net)
+    }
+
+    fn result_through(&self, net: i32) -> i32 {
+        self.lead.map_or(0, |l| l * self.to_move.sign()) + net
+    }
+
+    /// The first player's final points minus the second's under perfect
+    /// play, when the score so far is known.
+    pub fn final_lead(&self) -> Option<i32> {
+        self.lead.map(|l| l + self.to_move.sign() * self.value.net)
+    }
+
+    /// Every legal move as drawings show it ([`crate::render::Presentation::render_move_map`],
+    /// [`crate::render::Presentation::render_svg`]), best first: its headline value, and whether it
+    /// wins, ties or loses for the side to move ([`Analysis::move_result`]:
+    /// with the score so far when it is known, else what the mover nets
+    /// from here on).
+    pub fn marks(&self) -> Vec<MoveMark> {
+        self.moves
+            .iter()
+            .map(|m| MoveMark {
+                mv: m.mv,
+                score: m.score,
+                outcome: Outcome::of(self.move_result(m)),
+                best: m.best,
+            })
+            .collect()
+    }
+
+    /// The position analysed.
+    pub fn position(&self) -> Position {
+        Position {
+            state: self.state,
+            to_move: self.to_move,
+            lead: self.lead,
+        }
+    }
+}
+
+/// Why a position could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The position is not in a database that holds every reachable state.
+    #[error("position {position} cannot be reached from the start of the game")]
+    Unreachable {
+        /// The position, in the game's notation.
+        position: String,
+    },
+    /// The position is not in a partial database, or it is but a position
+    /// after one of its moves is not (the frontier of an opening book).
+    #[error("position {position} is not in this database")]
+    NotInDatabase {
+        /// The missing position, in the game's notation.
+        position: String,
+    },
+    /// The database contradicts itself: a child is missing or the values of
+    /// the children do not give the stored value.
+    #[error("database is inconsistent at {position}: {reason} (run `query verify`)")]
+    Inconsistent {
+        /// The position, in the game's notation.
+        position: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn lookup(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    state: u64,
+    canonical: u64,
+) -> Result<Value, QueryError> {
+    let mut found = Vec::with_capacity(1);
+    db.values(&[canonical], &mut found);
+    found.pop().flatten().ok_or_else(|| {
+        let position = game.format_position(state);
+        if db.is_complete() {
+            QueryError::Unreachable { position }
+        } else {
+            QueryError::NotInDatabase { position }
+        }
+    })
+}
+
+/// Analyses a state: its value and the value of every legal move. The side
+/// to move and the score so far are what the state says
+/// ([`Game::to_move`], [`Game::lead`]).
+pub fn analyze(game: &dyn Game, db: &dyn Oracle, state: u64) -> Result<Analysis, QueryError> {
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        analyze_with(game, db, state, &mut scratch)
+    })
+}
+
+/// Analyses a position given with its side to move and score (see
+/// [`Game::parse`]).
+pub fn analyze_position(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    position: &Position,
+) -> Result<Analysis, QueryError> {
+    let mut a = analyze(game, db, position.state)?;
+    a.to_move = position.to_move;
+    a.lead = position.lead;
+    Ok(a)
+}
+
+/// Buffers [`analyze`] reuses from call to call: batch mode analyses
+/// hundreds of thousands of positions a second, and allocating them anew
+/// each time is a measurable share of that.
+#[derive(Default)]
+struct Scratch {
+    edges: Vec<Edge>,
+    canon: Vec<Edge>,
+    keys: Vec<u64>,
+    found: Vec<Option<Value>>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+fn analyze_with(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    state: u64,
+    scratch: &mut Scratch,
+) -> Result<Analysis, QueryError> {
+    let Scratch {
+        edges,
+        canon,
+        keys,
+        found,
+    } = scratch;
+    let canonical = game.canonical(state);
+    edges.clear();
+    game.moves(state, edges);
+    canon.clear();
+    game.canonical_children(state, canon);
+    // Both lists come in move order; fall back to a full canonicalisation if
+    // a game ever breaks that. The position's own key goes last.
+    keys.clear();
+    keys.extend(edges.iter().enumerate().map(|(i, e)| match canon.get(i) {
+        Some(c) if c.mv == e.mv => c.child,
+        _ => game.canonical(e.child),
+    }));
+    keys.push(canonical);
+    db.values(keys, found);
+    let value = match found.pop().flatten() {
+        Some(v) => v,
+        None => lookup(game, db, state, canonical)?,
+    };
+    let inconsistent = |reason: String| QueryError::Inconsistent {
+        position: game.format_position(state),
+        reason,
+    };
+    let mut moves = Vec::with_capacity(edges.len());
+    for (e, &child_value) in edges.iter().zip(found.iter()) {
+        let child_value = child_value.ok_or_else(|| {
+            if db.is_complete() {
+                inconsistent(format!(
+                    "the position after move {} is missing",
+                    game.format_move(e.mv)
+                ))
+            } else {
+                // The frontier of a partial database (an opening book): the
+                // position is there, the ones after it are not.
+                QueryError::NotInDatabase {
+                    position: game.format_position(e.child),
+                }
+            }
+        })?;
+        moves.push(MoveAnalysis {
+            mv: e.mv,
+            child: e.child,
+            value: Value::through(e, child_value),
+            child_value,
+            score: 0,
+            best: false,
+        });
+    }
+    moves.sort_by(|a, b| {
+        b.value
+            .preference()
+            .cmp(&a.value.preference())
+            .then(a.mv.cmp(&b.mv))
+    });
+    let derived = moves.first().map_or(Value::TERMINAL, |m| m.value);
+    if derived != value {
+        return Err(inconsistent(format!(
+            "stored value {value:?}, but the moves give {derived:?}"
+        )));
+    }
+    for m in &mut moves {
+        m.best = m.value.net == value.net;
+        m.score = game.score(state, m.value.net);
+    }
+    Ok(Analysis {
+        state,
+        canonical,
+        to_move: game.to_move(state),
+        lead: game.lead(state),
+        value,
+        score: game.score(state, value.net),
+        moves,
+    })
+}
+
+/// A position answered as win, draw or loss only ([`analyze_weak`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeakAnalysis {
+    /// The state.
+    pub state: u64,
+    /// The side to move.
+    pub to_move: Player,
+    /// For the side to move, from here on: 1 a win, 0 a draw, -1 a loss.
+    pub result: i32,
+    /// Every legal move with its result for the player making it, in move
+    /// order.
+    pub moves: Vec<(Move, i32)>,
+}
+
+impl WeakAnalysis {
+    /// True when the game is over.
+    pub fn is_terminal(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The moves that keep the best result.
+    pub fn best_moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.moves
+            .iter()
+            .filter(|&&(_, r)| r == self.result)
+            .map(|&(m, _)| m)
+    }
+}
+
+/// Analyses a state for the outcome only (win, draw or loss of what the
+/// side to move nets from here on, for the position and every move): from
+/// the oracle's [`Oracle::outcomes`], much faster than exact values where
+/// the oracle searches. A move that scores and does not end the game is
+/// valued exactly (signs alone do not add up).
+pub fn analyze_weak(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    state: u64,
+) -> Result<WeakAnalysis, QueryError> {
+    let mut edges = Vec::new();
+    game.moves(state, &mut edges);
+    let keys: Vec<u64> = edges.iter().map(|e| game.canonical(e.child)).collect();
+    let mut outcomes = Vec::new();
+    db.outcomes(&keys, &mut outcomes);
+    let missing = |child: u64| {
+        let position = game.format_position(child);
+        if db.is_complete() {
+            QueryError::Unreachable { position }
+        } else {
+            QueryError::NotInDatabase { position }
+        }
+    };
+    let mut child_moves = Vec::new();
+    let mut moves = Vec::with_capacity(edges.len());
+    for ((e, &key), outcome) in edges.iter().zip(&keys).zip(outcomes) {
+        let signs_add_up = e.reward == 0 || {
+            child_moves.clear();
+            game.moves(e.child, &mut child_moves);
+            child_moves.is_empty()
+        };
+        let result = if signs_add_up {
+            let o = outcome.ok_or_else(|| missing(e.child))?;
+            (i32::from(e.reward) + if e.again { o } else { -o }).signum()
+        } else {
+            let v = lookup(game, db, e.child, key)?;
+            Value::through(e, v).net.signum()
+        };
+        moves.push((e.mv, result));
+    }
+    let result = moves.iter().map(|&(_, r)| r).max().unwrap_or(0);
+    Ok(WeakAnalysis {
+        state,
+        to_move: game.to_move(state),
+        result,
+        moves,
+    })
+}
+
+/// The line of perfect play from `state` to the end of the game: at each step
+/// the first move of [`analyze`]'s order. Returns the moves and the positions
+/// they lead to.
+pub fn principal_variation(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    state: u64,
+) -> Result<Vec<(Move, u64)>, QueryError> {
+    let mut line = Vec::new();
+    let mut s = state;
+    loop {
+        let a = analyze(game, db, s)?;
+        let Some(m) = a.moves.first() else {
+            return Ok(line);
+        };
+        // Remoteness strictly falls along the line, so this ends; guard anyway.
+        if line.len() > 4096 {
+            return Err(QueryError::Inconsistent {
+                position: game.format_position(s),
+                reason: "the line of perfect play does not end".into(),
+            });
+        }
+        line.push((m.mv, m.child));
+        s = m.child;
+    }
+}

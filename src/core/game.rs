@@ -1,0 +1,241 @@
+//! The `Game` trait: a game's rules and notation, everything the generic
+//! engine needs to know about it.
+//!
+//! A state is a `u64` key whose meaning the game defines (and documents in
+//! `format-spec.md`). The engine never looks inside a key: it asks the game for
+//! the moves of a state, the canonical form of a key under the game's
+//! symmetries, and the layer of a state (moves never lead to an earlier layer,
+//! which lets the solver work layer by layer).
+
+use std::fmt;
+
+use super::value::{Edge, Move, Player};
+
+/// A position as people give it: a state, and what the state's key may
+/// leave out. In British Square the key holds everything; in Dots and Boxes
+/// it holds only the drawn edges, and the side to move and the score so far
+/// come from the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The state.
+    pub state: u64,
+    /// The side to move.
+    pub to_move: Player,
+    /// The first player's points so far minus the second player's, when
+    /// known.
+    pub lead: Option<i32>,
+}
+
+impl Position {
+    /// The position after a move along `edge` (a move of this position).
+    pub fn play(&self, edge: &Edge) -> Position {
+        let gain = i32::from(edge.reward) * self.to_move.sign();
+        Position {
+            state: edge.child,
+            to_move: if edge.again {
+                self.to_move
+            } else {
+                self.to_move.opponent()
+            },
+            lead: self.lead.map(|l| l + gain),
+        }
+    }
+}
+
+/// How the value of a state is laid out in a database record, and what a
+/// database of this game and variant is called.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameDescriptor {
+    /// Registry name of the game, e.g. `british-square`.
+    pub name: &'static str,
+    /// Numeric game id written in database headers.
+    pub id: u32,
+    /// Canonical variant spec, e.g. `5x5` or `4x4,center-allowed`.
+    pub variant: String,
+    /// Number of low bits of a state key that may be set.
+    pub key_bits: u32,
+    /// Width of the signed net-score field of a record.
+    pub value_bits: u32,
+    /// Width of the unsigned remoteness field of a record.
+    pub remoteness_bits: u32,
+    /// True for games stored in the dense layout (`format-spec.md`, layout
+    /// kind 2): every key below `2^key_bits` is a state, every move sets
+    /// exactly one more key bit, and the game ends exactly when all are set.
+    /// Then `value_bits` is 8 and `remoteness_bits` 0.
+    pub dense: bool,
+}
+
+/// Why a position given as text was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// The text does not follow the position notation.
+    #[error("malformed position {input:?}: {reason}")]
+    Malformed {
+        /// The text as given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The text is well formed but no game can reach it under the rules.
+    #[error("illegal position {input:?}: {reason}")]
+    Illegal {
+        /// The text as given.
+        input: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
+}
+
+impl PositionError {
+    /// Shorthand for a [`PositionError::Malformed`].
+    pub fn malformed(input: &str, reason: impl fmt::Display) -> Self {
+        PositionError::Malformed {
+            input: input.to_owned(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Shorthand for a [`PositionError::Illegal`].
+    pub fn illegal(input: &str, reason: impl fmt::Display) -> Self {
+        PositionError::Illegal {
+            input: input.to_owned(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// A two-player game with perfect information, as the engine sees it.
+///
+/// Contract (checked by the solver where it is cheap):
+/// * every key the game produces has only its low [`GameDescriptor::key_bits`]
+///   bits set;
+/// * [`Game::canonical`] is the minimum key over the state's symmetry class, so
+///   states with equal canonical keys have equal values;
+/// * every child of a state lies in the same layer or a later one, and the
+///   children in the same layer (forced passes) have no same-layer children of
+///   their own that lead back: the same-layer graph is acyclic;
+/// * a state with no moves is the end of the game (its value is zero: scores
+///   are collected through [`Edge::reward`]).
+pub trait Game: Send + Sync {
+    /// Name, id, variant and record layout.
+    fn descriptor(&self) -> &GameDescriptor;
+
+    /// The start position.
+    fn start(&self) -> u64;
+
+    /// The number of layers; [`Game::layer`] is always below it.
+    fn layer_count(&self) -> usize;
+
+    /// The layer of a state (British Square: the number of pieces placed).
+    fn layer(&self, state: u64) -> usize;
+
+    /// The side to move in a state.
+    fn to_move(&self, state: u64) -> Player;
+
+    /// The number of symmetries (the identity included).
+    fn symmetry_count(&self) -> usize;
+
+    /// The image of a state under symmetry `sym` (`0` is the identity).
+    fn transform(&self, state: u64, sym: usize) -> u64;
+
+    /// The image of a move under symmetry `sym`, consistent with
+    /// [`Game::transform`].
+    fn transform_move(&self, mv: Move, sym: usize) -> Move;
+
+    /// The canonical key of a state: the smallest key of its symmetry class.
+    fn canonical(&self, state: u64) -> u64 {
+        (0..self.symmetry_count())
+            .map(|s| self.transform(state, s))
+            .min()
+            .unwrap_or(state)
+    }
+
+    /// Appends the moves of `state` and the states they lead to (not
+    /// canonicalised), in increasing move order. Nothing is appended at the end
+    /// of the game.
+    fn moves(&self, state: u64, out: &mut Vec<Edge>);
+
+    /// Like [`Game::moves`], with every child replaced by its canonical key.
+    /// Games override it when they can canonicalise children faster together.
+    fn canonical_children(&self, state: u64, out: &mut Vec<Edge>) {
+        let from = out.len();
+        self.moves(state, out);
+        for e in &mut out[from..] {
+            e.child = self.canonical(e.child);
+        }
+    }
+
+    /// True when `key` encodes a well-formed state (it may still be
+    /// unreachable). Used to verify databases.
+    fn is_valid_key(&self, key: u64) -> bool;
+
+    /// Parses a position in the game's notation.
+    fn parse_position(&self, text: &str) -> Result<u64, PositionError>;
+
+    /// Writes a state in the game's notation; [`Game::parse_position`] reads it
+    /// back to the same state.
+    fn format_position(&self, state: u64) -> String;
+
+    /// Names a move in the game's notation.
+    fn format_move(&self, mv: Move) -> String;
+
+    /// Appends [`Game::format_move`]'s text to `out` (games override it to
+    /// avoid an allocation per move when answering millions of positions).
+    fn write_move(&self, mv: Move, out: &mut String) {
+        out.push_str(&self.format_move(mv));
+    }
+
+    /// Parses a move in the game's notation; the move must be legal in `state`.
+    fn parse_move(&self, state: u64, text: &str) -> Result<Move, PositionError>;
+
+    /// Names a player (`X`, `O`, ...).
+    fn player_name(&self, player: Player) -> &'static str;
+
+    /// The headline value users see for a state whose net value is `net`:
+    /// for British Square, X's final score.
+    fn score(&self, state: u64, net: i32) -> i32;
+
+    /// The first player's points so far minus the second player's, when the
+    /// state alone tells (British Square: X's pieces minus O's). The default,
+    /// `None`, is for games whose key leaves the score out.
+    fn lead(&self, state: u64) -> Option<i32> {
+        let _ = state;
+        None
+    }
+
+    /// Parses a position with everything the text says: the state, the side
+    /// to move and the score so far. The default reads the state with
+    /// [`Game::parse_position`] and takes the rest from the state.
+    fn parse(&self, text: &str) -> Result<Position, PositionError> {
+        let state = self.parse_position(text)?;
+        Ok(Position {
+            state,
+            to_move: self.to_move(state),
+            lead: self.lead(state),
+        })
+    }
+}
+
+/// A variant spec that a game cannot play: the one error shape of every
+/// game's `from_variant`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad variant {spec:?} for {game}: {reason}")]
+pub struct VariantError {
+    /// The game's registry name.
+    pub game: &'static str,
+    /// The spec as given.
+    pub spec: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl VariantError {
+    /// A bad `spec` for `game`, because of `reason`.
+    pub fn new(game: &'static str, spec: &str, reason: impl fmt::Display) -> VariantError {
+        VariantError {
+            game,
+            spec: spec.to_owned(),
+            reason: reason.to_string(),
+        }
+    }
+}

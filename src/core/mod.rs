@@ -1,0 +1,31 @@
+//! The bottom layer: the vocabulary every other part of the engine speaks.
+//! Nothing here knows a particular game, solver or file.
+//!
+//! * [`value`]: players, moves, the edges of the game graph, values and
+//!   outcomes;
+//! * [`game`]: the [`Game`] trait (rules and notation), positions as
+//!   people give them, and the errors of bad positions and variants;
+//! * [`layout`]: how a key and its value share one record of a database;
+//! * [`solution`]: a solved game in its record layout, ready to be written;
+//! * [`oracle`]: where answers come from (a database, a live search), and
+//!   the book a search may consult;
+//! * [`heuristic`]: simple rules of play that the statistics test;
+//! * [`progress`]: progress reports of long work;
+//! * [`platform`]: processor and memory hints (prefetch, huge pages).
+
+pub mod game;
+pub mod heuristic;
+pub mod layout;
+pub mod oracle;
+pub mod platform;
+pub mod progress;
+pub mod solution;
+pub mod value;
+
+pub use game::{Game, GameDescriptor, Position, PositionError, VariantError};
+pub use heuristic::{BoundHeuristic, Heuristic};
+pub use layout::{LayoutKind, LayoutOverflow, RecordLayout};
+pub use oracle::{BookSource, Oracle};
+pub use progress::{NoProgress, Progress};
+pub use solution::{DenseSolution, Solution, Solved};
+pub use value::{Edge, Move, MoveMark, Outcome, Player, Value};

@@ -1,0 +1,60 @@
+//! Where answers come from. An [`Oracle`] gives the values of canonical
+//! states: a database (lookups only) is one, and so is a live search, which
+//! may consult a [`BookSource`] (a database of the same game) first.
+
+use super::value::Value;
+
+/// Where the analysis gets the values of positions.
+///
+/// A database is one: it knows the states it holds. A live search knows
+/// every position, searching what its book does not hold.
+pub trait Oracle: Sync {
+    /// Sets `out[i]` to the value of canonical state `keys[i]` for its side
+    /// to move, or `None` when the oracle does not know it (`out` is
+    /// cleared first).
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>);
+
+    /// True when the oracle knows every reachable state, so that a state it
+    /// does not know is unreachable (else: not in the database).
+    fn is_complete(&self) -> bool;
+
+    /// The value of one canonical state (see [`Oracle::values`]).
+    fn value(&self, key: u64) -> Option<Value> {
+        let mut out = Vec::with_capacity(1);
+        self.values(&[key], &mut out);
+        out.pop().flatten()
+    }
+
+    /// Sets `out[i]` to the sign of the value of canonical state `keys[i]`
+    /// for its side to move (1 a win, 0 a draw, -1 a loss), or `None` when
+    /// unknown. Cheaper than the exact value where an oracle searches (a
+    /// search that only has to tell the outcome cuts far more); the default
+    /// takes the sign of [`Oracle::values`].
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
+        let mut values = Vec::with_capacity(keys.len());
+        self.values(keys, &mut values);
+        out.clear();
+        out.extend(values.into_iter().map(|v| v.map(|v| v.net.signum())));
+    }
+}
+
+impl<T: Oracle + ?Sized> Oracle for &T {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+        (**self).values(keys, out);
+    }
+
+    fn is_complete(&self) -> bool {
+        (**self).is_complete()
+    }
+
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
+        (**self).outcomes(keys, out);
+    }
+}
+
+/// A book a search may consult: every state it holds with its exact value.
+/// A database of the game is one.
+pub trait BookSource: Oracle {
+    /// Every state of the book with its value, in increasing key order.
+    fn entries(&self) -> Box<dyn Iterator<Item = (u64, Value)> + '_>;
+}

@@ -1,0 +1,19 @@
+//! Progress reports of long work: the solvers report, the command-line
+//! tools draw bars.
+
+/// Receives progress reports from long-running work. All methods default to
+/// doing nothing.
+pub trait Progress: Sync {
+    /// A new phase starts, with `total` units of work.
+    fn start_phase(&self, _name: &str, _total: u64) {}
+    /// `n` more units of the current phase are done.
+    fn advance(&self, _n: u64) {}
+    /// The current phase is over.
+    fn finish_phase(&self) {}
+}
+
+/// A [`Progress`] that reports nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}

@@ -1,0 +1,67 @@
+//! Connect Four's side of the opening-book builder and the live search:
+//! the exact solver searches the book's deepest layer, and takes a book's
+//! scores inside its searches.
+
+use std::sync::Arc;
+
+use super::{BookScores, Solver};
+use crate::core::{BookSource, Game, Value};
+use crate::games::connect_four::ConnectFour;
+use crate::solve::book::{BookError, BookGame};
+
+/// The book's deepest layer is searched with the exact solver; the search
+/// threads share one transposition table.
+impl BookGame for ConnectFour {
+    type Searcher = Solver;
+
+    fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
+        let first =
+            Solver::with_table_bits(table_bits).map_err(|e| BookError::Searcher(e.to_string()))?;
+        let mut all: Vec<Solver> = (1..n).map(|_| first.sharing()).collect();
+        all.push(first);
+        Ok(all)
+    }
+
+    fn search(&self, solver: &mut Solver, state: u64) -> Value {
+        let p = self.pos(state);
+        let score = if p.is_over() { 0 } else { solver.solve(&p) };
+        self.value_of_score(&p, score)
+    }
+
+    fn search_near(&self, solver: &mut Solver, state: u64, hint: Value) -> Value {
+        let p = self.pos(state);
+        let score = if p.is_over() {
+            0
+        } else {
+            solver.solve_near(&p, hint.net)
+        };
+        self.value_of_score(&p, score)
+    }
+
+    fn search_outcome(&self, solver: &mut Solver, state: u64) -> i32 {
+        let p = self.pos(state);
+        if p.is_over() {
+            0
+        } else {
+            solver.solve_weak(&p)
+        }
+    }
+
+    fn attach_book(&self, solvers: &mut [Solver], book: &dyn BookSource) {
+        let scores = Arc::new(self.book_scores(book));
+        for s in solvers {
+            s.set_book(Some(Arc::clone(&scores)));
+        }
+    }
+}
+
+impl ConnectFour {
+    /// The exact scores of `book` (a database of this variant) for the
+    /// solver to use ([`Solver::set_book`]).
+    pub fn book_scores(&self, book: &dyn BookSource) -> BookScores {
+        let entries = book
+            .entries()
+            .map(|(key, value)| (key, self.score(key, value.net)));
+        BookScores::new(self.variant(), entries)
+    }
+}

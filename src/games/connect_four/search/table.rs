@@ -1,0 +1,346 @@
+//! The transposition table: bounds on the score of positions met before.
+//!
+//! Buckets of four `u64` entries, 32 bytes, each inside one cache line (the
+//! table is aligned to 64 bytes), so a probe costs one memory access
+//! whichever entry holds the position. The position key is multiplied by
+//! an odd constant, a bijection of 64-bit words; the high bits of the
+//! product pick the bucket and the low `check` bits are stored in the entry.
+//! Bucket and check together give back the whole product, hence the key:
+//! two positions can share a bucket but never pass for each other, so the
+//! table is exact whatever its size.
+//!
+//! Entry layout: `check << (16 + p) | work << 16 | (lower + 64) << 8 |
+//! (upper + 64)`, where `work` (`p` bits, 2 to 6 depending on the table
+//! size) grows with the number of empty cells of the position: a rough
+//! measure of what its subtree cost. Scores lie within ±32, so both bound
+//! bytes are non-zero and a zero word is an empty entry.
+//!
+//! Replacement (two tiers): entries 0 and 1 of a bucket keep the positions
+//! with the most work; entries 2 and 3 take whatever comes. A new position
+//! goes into the first tier if it is worth at least as much as the lesser
+//! entry there, which then moves down to the second tier; otherwise it
+//! replaces the lesser entry of the second tier. The book builder searches
+//! thousands of neighbouring positions one after the other with one table:
+//! the positions near their roots, whose subtrees are large and shared, are
+//! the ones worth keeping, and an always-replace table lost them to the
+//! millions of small positions searched in between.
+//!
+//! Clearing: the entries filled since the last clear are logged while they
+//! are few, so clearing after a small search costs what the search touched
+//! and not a sweep of the whole table (the benchmark clears before every
+//! position).
+//!
+//! Sharing: the entries are atomic words read and written with relaxed
+//! ordering (plain loads and stores on x86-64), so several searches may use
+//! one table at once ([`Table::share`]): an entry is one word, so no read
+//! is torn, and the check makes every entry self-validating. A race can at
+//! worst lose an entry, keep a position twice in a bucket, or lose a merge
+//! of bounds; every stored bound is true.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// Smallest table: the check (64 bits minus those of the bucket) must fit
+/// in 46 bits beside the two bounds and at least 2 bits of work.
+pub(crate) const MIN_BITS: u32 = 20;
+/// Largest table (32 GiB); entries are logged as `u32`.
+pub(crate) const MAX_BITS: u32 = 32;
+
+const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+const OFFSET: i32 = 64;
+/// Entries per bucket (and `log2` of it).
+const WAYS: usize = 4;
+const WAY_BITS: u32 = 2;
+
+pub(crate) struct Table {
+    /// Boxed inside the `Arc`: `Arc<[_]>` would copy the zeroed buffer
+    /// into its own allocation and so map every page at once. Holds 8
+    /// words more than the table, so that it can start on a cache line.
+    entries: Arc<Box<[AtomicU64]>>,
+    /// The index of the table's first entry in `entries` (64-byte aligned).
+    base: usize,
+    /// `log2` of the number of entries.
+    bits: u32,
+    /// `64 - log2(buckets)`: the product shifted right by this is the bucket.
+    shift: u32,
+    check_mask: u64,
+    /// Where the check starts in an entry: 16 + the bits of work.
+    check_shift: u32,
+    /// Empty cells are shifted right by this to make the work...
+    work_shift: u32,
+    /// ... which is capped at this (all ones in its bits).
+    work_max: u64,
+    touched: Vec<u32>,
+    touched_limit: usize,
+    overflow: bool,
+}
+
+impl Table {
+    /// A table of `2^bits` entries, `MIN_BITS <= bits <= MAX_BITS` (the
+    /// caller checks).
+    pub(crate) fn new(bits: u32) -> Table {
+        debug_assert!((MIN_BITS..=MAX_BITS).contains(&bits));
+        let len = 1usize << bits;
+        // Zeroed allocation: the pages are mapped lazily, so an unused
+        // table costs no memory.
+        let entries = zeroed_atomics(len + 8);
+        advise_huge_pages(&entries);
+        let misalign = (entries.as_ptr() as usize % 64) / 8;
+        let base = (8 - misalign) % 8;
+        let shift = 64 - (bits - WAY_BITS);
+        // The check takes `shift` bits; the work what is left, at most 6
+        // bits (enough for 64 empty cells).
+        let work_bits = (48 - shift).min(6);
+        Table {
+            entries,
+            base,
+            bits,
+            shift,
+            check_mask: (1u64 << shift) - 1,
+            check_shift: 16 + work_bits,
+            work_shift: 6 - work_bits,
+            work_max: (1 << work_bits) - 1,
+            touched: Vec::new(),
+            touched_limit: len / 16,
+            overflow: false,
+        }
+    }
+
+    /// Another handle on the same entries, for a search running at the same
+    /// time. Its clears sweep the whole table (they would erase the other
+    /// searches' entries too).
+    pub(crate) fn share(&self) -> Table {
+        Table {
+            entries: Arc::clone(&self.entries),
+            touched: Vec::new(),
+            touched_limit: 0,
+            overflow: true,
+            ..*self
+        }
+    }
+
+    /// `log2` of the number of entries.
+    pub(crate) fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The first entry of the bucket of `key`, and the check to look for.
+    #[inline(always)]
+    fn locate(&self, key: u64) -> (usize, u64) {
+        let h = key.wrapping_mul(MUL);
+        (
+            self.base + ((h >> self.shift) as usize) * WAYS,
+            h & self.check_mask,
+        )
+    }
+
+    /// The bounds `(lower, upper)` stored for `key`, if any.
+    #[inline(always)]
+    pub(crate) fn get(&self, key: u64) -> Option<(i32, i32)> {
+        let (b, check) = self.locate(key);
+        for e in &self.entries[b..b + WAYS] {
+            let e = e.load(Relaxed);
+            if e >> self.check_shift == check && e != 0 {
+                return Some(bounds(e));
+            }
+        }
+        None
+    }
+
+    /// Starts loading the bucket of `key` into the cache, so that a probe
+    /// soon after does not wait for memory. Only a hint.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        let (b, _) = self.locate(key);
+        if let Some(entry) = self.entries.get(b) {
+            crate::core::platform::prefetch(entry);
+        }
+    }
+
+    /// Records `lower <= score <= upper` for `key`, a position with
+    /// `empty` empty cells, tightening what the bucket already says about
+    /// the same key, else replacing another position (see the module
+    /// documentation).
+    #[inline(always)]
+    pub(crate) fn put(&mut self, key: u64, mut lower: i32, mut upper: i32, empty: i32) {
+        let (b, check) = self.locate(key);
+        let mut old = [0u64; WAYS];
+        for (o, e) in old.iter_mut().zip(&self.entries[b..b + WAYS]) {
+            *o = e.load(Relaxed);
+        }
+        let cs = self.check_shift;
+        if let Some(w) = (0..WAYS).find(|&w| old[w] != 0 && old[w] >> cs == check) {
+            let (lo, hi) = bounds(old[w]);
+            lower = lower.max(lo);
+            upper = upper.min(hi);
+            let work = old[w] & (self.work_max << 16);
+            let new = check << cs | work | packed(lower, upper);
+            self.entries[b + w].store(new, Relaxed);
+            return;
+        }
+        let work = ((empty.max(0) as u64) >> self.work_shift).min(self.work_max);
+        let new = check << cs | work << 16 | packed(lower, upper);
+        // Worth of an entry: its work, below any work when it is empty.
+        let worth = |e: u64| {
+            if e == 0 {
+                -1
+            } else {
+                ((e >> 16) & self.work_max) as i64
+            }
+        };
+        let deep = if worth(old[0]) <= worth(old[1]) { 0 } else { 1 };
+        // Of two equals in the second tier, a bit of the check picks one,
+        // so that neither stays forever.
+        let recent = match worth(old[2]).cmp(&worth(old[3])) {
+            std::cmp::Ordering::Less => 2,
+            std::cmp::Ordering::Greater => 3,
+            std::cmp::Ordering::Equal => 2 + (check & 1) as usize,
+        };
+        if work as i64 >= worth(old[deep]) {
+            if old[deep] != 0 {
+                // Moves down rather than out.
+                self.store(b + recent, old[recent], old[deep]);
+            }
+            self.store(b + deep, old[deep], new);
+        } else {
+            self.store(b + recent, old[recent], new);
+        }
+    }
+
+    /// Writes `new` at `i`, which held `old`, logging newly filled entries.
+    #[inline(always)]
+    fn store(&mut self, i: usize, old: u64, new: u64) {
+        if old == 0 && !self.overflow {
+            if self.touched.len() < self.touched_limit {
+                self.touched.push(i as u32);
+            } else {
+                self.overflow = true;
+            }
+        }
+        self.entries[i].store(new, Relaxed);
+    }
+
+    /// Writes every entry once, so that the memory is mapped now and not
+    /// page by page during the first searches.
+    pub(crate) fn prefault(&mut self) {
+        self.sweep();
+        self.touched.clear();
+        self.overflow = false;
+    }
+
+    /// Forgets everything.
+    pub(crate) fn clear(&mut self) {
+        if self.overflow {
+            self.sweep();
+        } else {
+            for &i in &self.touched {
+                self.entries[i as usize].store(0, Relaxed);
+            }
+        }
+        self.touched.clear();
+        self.overflow = false;
+    }
+}
+
+/// The bounds `(lower, upper)` of an entry.
+#[inline(always)]
+fn bounds(e: u64) -> (i32, i32) {
+    (
+        ((e >> 8) & 0xff) as i32 - OFFSET,
+        (e & 0xff) as i32 - OFFSET,
+    )
+}
+
+/// The low 16 bits of an entry: both bounds, offset so neither byte is 0.
+#[inline(always)]
+fn packed(lower: i32, upper: i32) -> u64 {
+    ((lower + OFFSET) as u64) << 8 | (upper + OFFSET) as u64
+}
+
+impl Table {
+    fn sweep(&self) {
+        for e in self.entries.iter() {
+            e.store(0, Relaxed);
+        }
+    }
+}
+
+// `AtomicU64` is documented to have the size and bit validity of `u64`; the
+// alignment is checked here, so a zeroed `u64` buffer is a valid one.
+const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u64>());
+
+/// `len` zeroed atomic words, from a zeroed allocation (which the kernel
+/// maps lazily, so an unused table costs no memory, where building the
+/// atomics one by one would touch every page).
+fn zeroed_atomics(len: usize) -> Arc<Box<[AtomicU64]>> {
+    let words: Box<[u64]> = vec![0u64; len].into_boxed_slice();
+    let raw = Box::into_raw(words) as *mut [AtomicU64];
+    // SAFETY: same size, alignment (asserted above) and bit validity; the
+    // box is reconstituted from the pointer it was turned into.
+    let atomics: Box<[AtomicU64]> = unsafe { Box::from_raw(raw) };
+    Arc::new(atomics)
+}
+
+/// Asks the kernel to back the table with huge pages: every probe lands on
+/// a random slot, and with 4 KiB pages nearly every one would also miss the
+/// TLB. Only a hint.
+fn advise_huge_pages(entries: &[AtomicU64]) {
+    crate::core::platform::advise_huge_pages_raw(
+        entries.as_ptr().cast(),
+        std::mem::size_of_val(entries),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_merges_and_clears() {
+        let mut t = Table::new(MIN_BITS);
+        assert_eq!(t.get(12345), None);
+        t.put(12345, -3, 5, 30);
+        assert_eq!(t.get(12345), Some((-3, 5)));
+        t.put(12345, -10, 2, 30);
+        assert_eq!(t.get(12345), Some((-3, 2)));
+        // Keys that share a bucket never answer for each other.
+        let bucket = |k: u64| k.wrapping_mul(MUL) >> t.shift;
+        let others: Vec<u64> = (1..u64::MAX)
+            .map(|i| 12345 + i)
+            .filter(|&k| bucket(k) == bucket(12345))
+            .take(5)
+            .collect();
+        assert_eq!(t.get(others[0]), None);
+        // The bucket fills up; the most work stays longest.
+        for (i, &k) in others.iter().enumerate() {
+            t.put(k, 1, 1, 10 + i as i32);
+        }
+        assert_eq!(t.get(12345), Some((-3, 2)), "the most work is kept");
+        assert_eq!(t.get(others[4]), Some((1, 1)), "the newest is kept");
+        assert_eq!(
+            others.iter().filter(|&&k| t.get(k).is_some()).count(),
+            3,
+            "four entries a bucket"
+        );
+        t.clear();
+        assert_eq!(t.get(12345), None);
+        assert_eq!(t.get(others[4]), None);
+        // Past the log limit a clear sweeps the table.
+        for k in 0..(1u64 << 17) {
+            t.put(k, 0, 0, 0);
+        }
+        t.clear();
+        assert!(t.entries.iter().all(|e| e.load(Relaxed) == 0));
+    }
+
+    #[test]
+    fn buckets_sit_in_one_cache_line() {
+        for bits in [MIN_BITS, 22] {
+            let t = Table::new(bits);
+            let first = t.entries[t.base..].as_ptr() as usize;
+            assert_eq!(first % 64, 0);
+            assert!(t.entries.len() >= t.base + (1 << bits));
+        }
+    }
+}

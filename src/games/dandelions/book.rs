@@ -1,0 +1,32 @@
+//! Dandelions' side of the opening-book builder and the live search: the
+//! exact solver searches the book's deepest layer.
+
+use super::field::TURNS;
+use super::search::{Solver, ENDGAME_TURNS};
+use super::Dandelions;
+use crate::core::Value;
+use crate::solve::book::{BookError, BookGame};
+
+/// Each search thread has its own solver and table.
+impl BookGame for Dandelions {
+    type Searcher = Solver;
+
+    fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
+        // Entries are 16 bytes: half as many for the same memory.
+        Ok((0..n.max(1))
+            .map(|_| Solver::new(self.geometry().clone(), table_bits.saturating_sub(1)))
+            .collect())
+    }
+
+    fn search(&self, solver: &mut Solver, state: u64) -> Value {
+        let f = self.f(state);
+        // Late states: one full-window search without the table is faster
+        // than bisection (a 9-turn book's deepest layer has 5 turns left).
+        let (d, rem) = if TURNS - f.turns().min(TURNS) <= ENDGAME_TURNS {
+            solver.solve_endgame(&f)
+        } else {
+            solver.solve(&f)
+        };
+        self.value_of(&f, d, rem)
+    }
+}

@@ -1,0 +1,103 @@
+//! Showing positions to people: a game's presentation (its board drawn as
+//! text, the map of every move's value, an SVG picture, the game's own JSON
+//! fields), and the helpers the games share for it.
+//!
+//! Rules and notation live in [`Game`]; everything here is about how a
+//! game looks. Each game implements [`Presentation`] in its own folder.
+
+pub mod svg;
+
+use crate::core::{Game, Move, MoveMark};
+
+/// How a game shows itself to people: drawings, the meaning of its
+/// headline value, and the fields it adds to JSON answers.
+pub trait Presentation: Game {
+    /// A move's number as users count (the JSON field
+    /// [`Presentation::move_code_name`]): the move code itself by default (British
+    /// Square's cell 0 to 24); Connect Four counts columns from 1.
+    fn move_number(&self, mv: Move) -> u32 {
+        u32::from(mv.0)
+    }
+
+    /// Appends a game's own JSON fields describing a headline score (each
+    /// starting with a comma), after the generic `value`: Dandelions says
+    /// who wins and with how many flowers or gaps. Nothing by default.
+    fn outcome_json(&self, score: i32, out: &mut String) {
+        let _ = (score, out);
+    }
+
+    /// The JSON field name of a move's numeric code (`cell` for British
+    /// Square).
+    fn move_code_name(&self) -> &'static str {
+        "move_code"
+    }
+
+    /// A one-line explanation of what [`Game::score`] means.
+    fn score_meaning(&self) -> &'static str;
+
+    /// A drawing of the state for people, several lines, no trailing newline.
+    fn render(&self, state: u64) -> String;
+
+    /// A drawing of the board with the headline value of each legal move
+    /// ([`MoveMark::score`]), or `None` when the game has no natural board
+    /// map. Each value's text goes through `style` (which may wrap it in
+    /// terminal colours; [`plain`] leaves it as it is), with the padding
+    /// around it kept outside so that columns stay aligned.
+    fn render_move_map(
+        &self,
+        state: u64,
+        moves: &[MoveMark],
+        style: &dyn Fn(&MoveMark, &str) -> String,
+    ) -> Option<String>;
+
+    /// The board with every legal move's value as a standalone SVG
+    /// picture (see [`svg`]), `title` written above it, or `None`
+    /// when the game has no picture.
+    fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
+        let _ = (state, moves, title);
+        None
+    }
+
+    /// What a layer of the game counts, for table headers (`pieces` in
+    /// British Square, `edges` in Dots and Boxes).
+    fn layer_name(&self) -> &'static str {
+        "layer"
+    }
+}
+
+/// A headline value as people read it: with its sign, and zero as plain
+/// `0`.
+pub fn signed(v: i32) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:+}")
+    }
+}
+
+/// The identity style for [`Presentation::render_move_map`]: no colours.
+pub fn plain(_: &MoveMark, text: &str) -> String {
+    text.to_owned()
+}
+
+/// Applies `style` to the text of `padded` and keeps the spaces around it
+/// outside, so that colour codes never change where columns start or what
+/// trimming a line removes.
+pub fn style_padded(
+    mark: &MoveMark,
+    padded: &str,
+    style: &dyn Fn(&MoveMark, &str) -> String,
+) -> String {
+    let core = padded.trim();
+    if core.is_empty() {
+        return padded.to_owned();
+    }
+    let start = padded.len() - padded.trim_start().len();
+    let end = start + core.len();
+    format!(
+        "{}{}{}",
+        &padded[..start],
+        style(mark, core),
+        &padded[end..]
+    )
+}

@@ -1,0 +1,212 @@
+//! Standalone SVG pictures of a board with the value of every legal move,
+//! for blog posts and papers ([`super::Presentation::render_svg`]). Each game draws
+//! its own board with these pieces; the colours, the title and the legend
+//! are shared, so every game's pictures read alike.
+//!
+//! The output is deterministic (no dates, no random ids), uses integer
+//! coordinates, and marks every move's shape with
+//! `class="move win|tie|loss [best]"`, `data-move` and `data-value`, so that
+//! scripts can restyle or read a picture.
+
+use std::fmt::Write as _;
+
+use crate::core::{MoveMark, Outcome};
+
+/// Fill of a move that wins, ties or loses for the player making it: light
+/// tints of a colour-blind-safe palette (Okabe and Ito), dark text stays
+/// readable on them.
+pub fn fill(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win => "#9fdcc4",
+        Outcome::Tie => "#f2e6a0",
+        Outcome::Loss => "#f5b59a",
+    }
+}
+
+/// A stronger shade of [`fill`], for lines and borders.
+pub fn ink(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win => "#009e73",
+        Outcome::Tie => "#b59b00",
+        Outcome::Loss => "#d55e00",
+    }
+}
+
+/// Text with `&`, `<`, `>` and quotes escaped for XML.
+pub fn escape(text: &str) -> String {
+    let mut o = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            // Control characters and these two non-characters are not
+            // allowed in XML 1.0 at all, not even escaped.
+            c if (c as u32) < 0x20 && c != '\t' && c != '\n' => o.push('?'),
+            '\u{fffe}' | '\u{ffff}' => o.push('?'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+pub use super::signed;
+
+/// Height of the title band above the board.
+pub const TITLE_HEIGHT: i32 = 40;
+/// Height of the legend band below the board.
+pub const LEGEND_HEIGHT: i32 = 44;
+
+/// An SVG document being written.
+pub struct Svg {
+    out: String,
+}
+
+impl Svg {
+    /// A picture of `width` x `height` pixels with a white background and
+    /// `title` in its top band.
+    pub fn new(width: i32, height: i32, title: &str) -> Svg {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+             viewBox=\"0 0 {width} {height}\" \
+             font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n\
+             <title>{}</title>\n\
+             <rect width=\"{width}\" height=\"{height}\" fill=\"#ffffff\"/>\n",
+            escape(title)
+        );
+        let mut svg = Svg { out };
+        svg.text(width / 2, 26, 17, "middle", "bold", "#222222", title);
+        svg
+    }
+
+    /// A rectangle; `attrs` are extra attributes written as they are.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rect(&mut self, x: i32, y: i32, w: i32, h: i32, fill: &str, stroke: &str, attrs: &str) {
+        let _ = writeln!(
+            self.out,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{fill}\" \
+             stroke=\"{stroke}\"{attrs}/>"
+        );
+    }
+
+    /// A circle.
+    pub fn circle(&mut self, cx: i32, cy: i32, r: i32, fill: &str, stroke: &str, width: i32) {
+        let _ = writeln!(
+            self.out,
+            "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\" \
+             stroke-width=\"{width}\"/>"
+        );
+    }
+
+    /// A straight line with round caps; `attrs` are extra attributes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn line(
+        &mut self,
+        x1: i32,
+        y1: i32,
+        x2: i32,
+        y2: i32,
+        stroke: &str,
+        width: i32,
+        attrs: &str,
+    ) {
+        let _ = writeln!(
+            self.out,
+            "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{stroke}\" \
+             stroke-width=\"{width}\" stroke-linecap=\"round\"{attrs}/>"
+        );
+    }
+
+    /// Text centred vertically on `y` (anchor `start`, `middle` or `end`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn text(
+        &mut self,
+        x: i32,
+        y: i32,
+        size: i32,
+        anchor: &str,
+        weight: &str,
+        fill: &str,
+        text: &str,
+    ) {
+        let _ = writeln!(
+            self.out,
+            "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\" \
+             dominant-baseline=\"central\" font-weight=\"{weight}\" fill=\"{fill}\">{}</text>",
+            escape(text)
+        );
+    }
+
+    /// Opens a group for one move's shapes, with its class and data.
+    pub fn begin_move(&mut self, m: &MoveMark, name: &str) {
+        let _ = writeln!(
+            self.out,
+            "<g class=\"move {}{}\" data-move=\"{}\" data-value=\"{}\">",
+            m.outcome.name(),
+            if m.best { " best" } else { "" },
+            escape(name),
+            signed(m.score)
+        );
+    }
+
+    /// Closes [`Svg::begin_move`]'s group.
+    pub fn end_move(&mut self) {
+        self.out.push_str("</g>\n");
+    }
+
+    /// The legend in the band starting at `y`: a swatch per outcome and the
+    /// mark of the best moves, centred on `width`.
+    pub fn legend(&mut self, width: i32, y: i32) {
+        let items = [
+            (Outcome::Win, "win"),
+            (Outcome::Tie, "tie"),
+            (Outcome::Loss, "loss"),
+        ];
+        // Four items of about 90 pixels, the last one wider.
+        let total = 3 * 80 + 130;
+        let mut x = (width - total) / 2;
+        let cy = y + LEGEND_HEIGHT / 2;
+        for (outcome, label) in items {
+            self.rect(x, cy - 9, 18, 18, fill(outcome), ink(outcome), "");
+            self.text(x + 24, cy, 13, "start", "normal", "#222222", label);
+            x += 80;
+        }
+        self.rect(
+            x,
+            cy - 9,
+            18,
+            18,
+            "#ffffff",
+            "#222222",
+            " stroke-width=\"3\"",
+        );
+        self.text(x + 24, cy, 13, "start", "normal", "#222222", "best move");
+    }
+
+    /// The finished document.
+    pub fn finish(mut self) -> String {
+        self.out.push_str("</svg>\n");
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(escape("a<b & \"c\"'"), "a&lt;b &amp; &quot;c&quot;&apos;");
+        let mut s = Svg::new(100, 100, "x < y");
+        s.text(1, 2, 3, "start", "normal", "#000", "<&>");
+        let out = s.finish();
+        assert!(out.contains("x &lt; y"));
+        assert!(out.contains("&lt;&amp;&gt;"));
+        assert!(!out.contains("<&>"));
+        assert_eq!(escape("a\u{1}b\u{ffff}"), "a?b?");
+    }
+}

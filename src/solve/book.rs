@@ -1,0 +1,593 @@
+//! Opening books: every canonical state of at most `depth` moves with its
+//! exact value, as a partial database, for games whose whole tree is too
+//! large to solve but whose positions can be searched (Connect Four,
+//! Dandelions). The game supplies the search ([`BookGame`]); the rest is
+//! the same for every game.
+//!
+//! 1. Enumerate the layers forward: layer `k + 1` is the canonical children
+//!    of layer `k`'s states, sorted and deduplicated, in parallel. A state
+//!    without moves ends the game and has no children.
+//! 2. Search only the deepest layer, state by state, in depth-first order
+//!    (siblings one after the other), on several threads whose searchers
+//!    may share their tables (neighbouring states share most of their
+//!    subtrees). Results are appended to a
+//!    checkpoint file every few seconds and fsynced, so an interrupted run
+//!    resumes where it stopped.
+//! 3. Derive every shallower state's value by minimax over its children,
+//!    which are all in the next layer.
+//!
+//! The book is written like any sorted database, without the complete flag
+//! (unless the game ends within the depth): a state deeper than the book is
+//! then reported as not in the database rather than unreachable.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::core::layout::{LayoutOverflow, RecordLayout};
+use crate::core::{BookSource, Edge, Game, Progress, Solution, Value};
+
+/// A game whose book's deepest layer is searched.
+pub trait BookGame: Game + Sync {
+    /// What searches one state: a solver with its tables.
+    type Searcher: Send;
+
+    /// `n >= 1` searchers for `n` threads, with transposition tables of
+    /// `2^table_bits` entries (shared among them where the game can).
+    fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Self::Searcher>, BookError>;
+
+    /// The exact value of `state` (canonical, with legal moves) for its side
+    /// to move.
+    fn search(&self, searcher: &mut Self::Searcher, state: u64) -> Value;
+
+    /// Like [`BookGame::search`], with the value of a similar state (the
+    /// one searched just before, a sibling in the book's order) as a hint
+    /// where the search may start. The answer is exact whatever the hint.
+    fn search_near(&self, searcher: &mut Self::Searcher, state: u64, hint: Value) -> Value {
+        let _ = hint;
+        self.search(searcher, state)
+    }
+
+    /// The sign of `state`'s value for its side to move (1 a win, 0 a
+    /// draw, -1 a loss): a search that only tells the outcome cuts far more
+    /// than an exact one. The default takes the sign of
+    /// [`BookGame::search`]. Only games whose moves score nothing before the
+    /// last one may override it, so that the sign of a position follows
+    /// from the signs of its children.
+    fn search_outcome(&self, searcher: &mut Self::Searcher, state: u64) -> i32 {
+        self.search(searcher, state).net.signum()
+    }
+
+    /// Lets `searchers` take the values of `book` (a database of this game
+    /// and variant, with exact values) at the states it holds, inside their
+    /// searches too. Games whose search cannot use a book ignore it.
+    fn attach_book(&self, searchers: &mut [Self::Searcher], book: &dyn BookSource) {
+        let _ = (searchers, book);
+    }
+}
+
+/// How to build a book.
+#[derive(Clone, Debug)]
+pub struct BookOptions {
+    /// The deepest layer: states of at most this many moves (capped at the
+    /// game's last layer).
+    pub depth: u32,
+    /// Where to keep the searched part of the deepest layer while the book
+    /// is built (see [`checkpoint_path`]); `None` keeps nothing.
+    pub checkpoint: Option<PathBuf>,
+    /// Search threads (at least one).
+    pub searchers: usize,
+    /// `log2` of the entries of the searchers' transposition table.
+    pub table_bits: u32,
+}
+
+impl BookOptions {
+    /// A book of `depth` moves: no checkpoint, one search thread per rayon
+    /// thread, a table of 2^26 entries (512 MiB of 8-byte entries, mapped
+    /// as it fills).
+    pub fn new(depth: u32) -> BookOptions {
+        BookOptions {
+            depth,
+            checkpoint: None,
+            searchers: rayon::current_num_threads().max(1),
+            table_bits: 26,
+        }
+    }
+}
+
+/// Why a book could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The checkpoint file could not be read or written.
+    #[error("checkpoint {}: {error}", path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// The searchers could not be set up (e.g. a table size out of range).
+    #[error("cannot set up the search: {0}")]
+    Searcher(String),
+    /// A value does not fit the record layout (a bug).
+    #[error(transparent)]
+    Overflow(#[from] LayoutOverflow),
+    /// A child of a book state is missing from the next layer (a bug).
+    #[error("child {child:#x} of book state {state:#x} is missing from the next layer")]
+    MissingChild {
+        /// The parent.
+        state: u64,
+        /// The child's canonical key.
+        child: u64,
+    },
+    /// A search thread panicked.
+    #[error("a search thread failed")]
+    SearchThread,
+}
+
+/// The checkpoint file of a book of `depth` written to `output`:
+/// `OUTPUT.partial-depthN` beside it.
+pub fn checkpoint_path(output: &Path, depth: u32) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(format!(".partial-depth{depth}"));
+    PathBuf::from(name)
+}
+
+/// Canonical states per parallel work item.
+const CHUNK: usize = 4096;
+
+/// Builds the opening book of `game` (see the module documentation).
+pub fn build_book<G: BookGame>(
+    game: &G,
+    options: &BookOptions,
+    progress: &dyn Progress,
+) -> Result<Solution, BookError> {
+    let last = game.layer_count().saturating_sub(1);
+    let depth = (options.depth as usize).min(last);
+    let layout = RecordLayout::for_game(game.descriptor());
+    let start = game.canonical(game.start());
+
+    // 1. The layers, forward.
+    progress.start_phase("enumerate", depth as u64);
+    let mut layers: Vec<Vec<u64>> = vec![vec![start]];
+    for _ in 0..depth {
+        let prev = layers.last().map_or(&[][..], |l| &l[..]);
+        let mut next: Vec<u64> = prev
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut edges: Vec<Edge> = Vec::with_capacity(32);
+                let mut out = Vec::with_capacity(chunk.len() * 8);
+                for &key in chunk {
+                    edges.clear();
+                    game.canonical_children(key, &mut edges);
+                    out.extend(edges.iter().map(|e| e.child));
+                }
+                out
+            })
+            .collect();
+        next.par_sort_unstable();
+        next.dedup();
+        layers.push(next);
+        progress.advance(1);
+    }
+    progress.finish_phase();
+
+    // 2. The deepest layer, by search.
+    let deepest = &layers[depth];
+    let (mut values, all_final) =
+        search_layer(game, deepest, depth as u32, &layout, options, progress)?;
+
+    // 3. Every shallower layer, by minimax over its children.
+    progress.start_phase("minimax", depth as u64);
+    let mut all_values: Vec<Vec<Value>> = Vec::with_capacity(depth + 1);
+    for k in (0..depth).rev() {
+        let next_keys = Index::new(&layers[k + 1]);
+        let next_values = &values;
+        let layer_values: Vec<Value> = layers[k]
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut edges: Vec<Edge> = Vec::with_capacity(32);
+                chunk
+                    .iter()
+                    .map(|&key| {
+                        edges.clear();
+                        game.canonical_children(key, &mut edges);
+                        let mut best: Option<Value> = None;
+                        for e in &edges {
+                            let i = next_keys.find(e.child).ok_or(BookError::MissingChild {
+                                state: key,
+                                child: e.child,
+                            })?;
+                            let through = Value::through(e, next_values[i]);
+                            if best.is_none_or(|b| through.better_than(b)) {
+                                best = Some(through);
+                            }
+                        }
+                        Ok(best.unwrap_or(Value::TERMINAL))
+                    })
+                    .collect::<Vec<Result<Value, BookError>>>()
+            })
+            .collect::<Result<_, _>>()?;
+        all_values.push(std::mem::replace(&mut values, layer_values));
+        progress.advance(1);
+    }
+    all_values.push(values);
+    all_values.reverse();
+    progress.finish_phase();
+
+    // 4. Records, sorted by key.
+    progress.start_phase("sort", 1);
+    let layer_sizes: Vec<usize> = layers.iter().map(Vec::len).collect();
+    let mut records = Vec::with_capacity(layer_sizes.iter().sum());
+    for (keys, values) in layers.iter().zip(&all_values) {
+        for (&key, &value) in keys.iter().zip(values) {
+            records.push(layout.pack(key, value)?);
+        }
+    }
+    records.par_sort_unstable();
+    progress.advance(1);
+    progress.finish_phase();
+    Ok(Solution {
+        records,
+        layout,
+        start,
+        layer_sizes,
+        // Only a book whose deepest states all end the game holds every
+        // state.
+        complete: all_final,
+    })
+}
+
+/// A sorted layer with an index on the top bits of its keys: a lookup
+/// reads one index entry and binary-searches a few dozen keys, instead of
+/// some 25 probes across a layer of gigabytes.
+struct Index<'a> {
+    keys: &'a [u64],
+    shift: u32,
+    /// `starts[b]`: the first key whose top bits are `b` or more.
+    starts: Vec<usize>,
+}
+
+/// `log2` of the index entries (at most).
+const INDEX_BITS: u32 = 24;
+
+impl<'a> Index<'a> {
+    fn new(keys: &'a [u64]) -> Index<'a> {
+        let last = keys.last().copied().unwrap_or(0);
+        let shift = (64 - last.leading_zeros()).saturating_sub(INDEX_BITS);
+        let buckets = (last >> shift) as usize + 1;
+        let mut starts = Vec::with_capacity(buckets + 1);
+        let mut i = 0;
+        for b in 0..=buckets {
+            while i < keys.len() && ((keys[i] >> shift) as usize) < b {
+                i += 1;
+            }
+            starts.push(i);
+        }
+        Index {
+            keys,
+            shift,
+            starts,
+        }
+    }
+
+    /// The position of `key`, if the layer holds it.
+    fn find(&self, key: u64) -> Option<usize> {
+        let b = usize::try_from(key >> self.shift).ok()?;
+        let (&from, &to) = (self.starts.get(b)?, self.starts.get(b + 1)?);
+        self.keys[from..to]
+            .binary_search(&key)
+            .ok()
+            .map(|i| from + i)
+    }
+}
+
+/// Magic bytes at the start of a checkpoint file.
+const MAGIC: &[u8; 8] = b"BOOKCKP1";
+/// Header: magic, game id and depth (`u32` each, little-endian), and the
+/// xxh3-64 of the game's name and variant.
+const HEADER_LEN: usize = 24;
+/// Record: the database record (key and value, packed by the game's record
+/// layout), little-endian.
+const RECORD_LEN: usize = 8;
+
+fn checkpoint_header(game: &dyn Game, depth: u32) -> [u8; HEADER_LEN] {
+    let desc = game.descriptor();
+    let mut h = [0u8; HEADER_LEN];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&desc.id.to_le_bytes());
+    h[12..16].copy_from_slice(&depth.to_le_bytes());
+    let name = format!("{}\0{}", desc.name, desc.variant);
+    h[16..24].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(name.as_bytes()).to_le_bytes());
+    h
+}
+
+/// An open checkpoint: the records it held, and the file to append to.
+struct Checkpoint {
+    path: PathBuf,
+    file: File,
+    done: Vec<u64>,
+}
+
+impl Checkpoint {
+    /// Opens (or starts) the checkpoint at `path`. A file of another game,
+    /// variant or depth, or not a checkpoint at all, is started afresh; a
+    /// record cut short by a crash is dropped.
+    fn open(path: &Path, game: &dyn Game, depth: u32) -> Result<Checkpoint, BookError> {
+        let io = |error| BookError::Checkpoint {
+            path: path.to_path_buf(),
+            error,
+        };
+        let header = checkpoint_header(game, depth);
+        let mut bytes = Vec::new();
+        match File::open(path) {
+            Ok(mut f) => {
+                f.read_to_end(&mut bytes).map_err(io)?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io(e)),
+        }
+        let valid = bytes.len() >= HEADER_LEN && bytes[..HEADER_LEN] == header;
+        let done = if valid {
+            bytes[HEADER_LEN..]
+                .chunks_exact(RECORD_LEN)
+                .map(|r| u64::from_le_bytes(r.try_into().unwrap_or_default()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
+        if valid {
+            let whole = HEADER_LEN + (bytes.len() - HEADER_LEN) / RECORD_LEN * RECORD_LEN;
+            file.set_len(whole as u64).map_err(io)?;
+            file.seek(SeekFrom::End(0)).map_err(io)?;
+        } else {
+            file.set_len(0).map_err(io)?;
+            file.write_all(&header).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        Ok(Checkpoint {
+            path: path.to_path_buf(),
+            file,
+            done,
+        })
+    }
+
+    /// Appends records and makes them durable.
+    fn append(&mut self, batch: &[u64]) -> Result<(), BookError> {
+        let mut bytes = Vec::with_capacity(batch.len() * RECORD_LEN);
+        for &record in batch {
+            bytes.extend_from_slice(&record.to_le_bytes());
+        }
+        let io = |error| BookError::Checkpoint {
+            path: self.path.clone(),
+            error,
+        };
+        self.file.write_all(&bytes).map_err(io)?;
+        self.file.sync_data().map_err(io)
+    }
+}
+
+/// States a search thread takes at a time.
+const SEARCH_BATCH: usize = 8;
+/// How often found values are written to the checkpoint.
+const FLUSH_EVERY: Duration = Duration::from_secs(2);
+
+/// The value of every state of `keys` (the deepest layer, `depth` moves),
+/// in order: [`Value::TERMINAL`] for states without moves, the others
+/// searched with the game's searchers, reusing and extending the
+/// checkpoint. Also whether every state was final (then the book is
+/// complete).
+fn search_layer<G: BookGame>(
+    game: &G,
+    keys: &[u64],
+    depth: u32,
+    layout: &RecordLayout,
+    options: &BookOptions,
+    progress: &dyn Progress,
+) -> Result<(Vec<Value>, bool), BookError> {
+    let mut values = vec![Value::TERMINAL; keys.len()];
+    let mut checkpoint = match &options.checkpoint {
+        Some(path) => Some(Checkpoint::open(path, game, depth)?),
+        None => None,
+    };
+    let mut found = vec![false; keys.len()];
+    if let Some(cp) = &checkpoint {
+        for &record in &cp.done {
+            // A record of a state not in the layer is damage: ignored.
+            if let Ok(i) = keys.binary_search(&layout.key(record)) {
+                values[i] = layout.value(record);
+                found[i] = true;
+            }
+        }
+    }
+    let final_states = AtomicUsize::new(0);
+    let todo: Vec<usize> = (0..keys.len())
+        .into_par_iter()
+        .filter(|&i| {
+            // Whether the state has moves: its children need no
+            // canonical form.
+            let mut edges = Vec::new();
+            game.moves(keys[i], &mut edges);
+            if edges.is_empty() {
+                final_states.fetch_add(1, Ordering::Relaxed);
+            }
+            // An end needs no search (and is not checkpointed).
+            !found[i] && !edges.is_empty()
+        })
+        .collect();
+    let all_final = final_states.into_inner() == keys.len();
+    // Depth-first order: consecutive searches share their subtrees.
+    let todo: Vec<usize> = {
+        let wanted: Vec<u64> = todo.iter().map(|&i| keys[i]).collect();
+        layer_order(game, depth, &wanted)
+            .into_iter()
+            .filter_map(|k| keys.binary_search(&k).ok())
+            .collect()
+    };
+    let total = todo.len() as u64;
+    progress.start_phase("search", total);
+    let searchers = options.searchers.max(1).min(todo.len().max(1));
+    let next = AtomicUsize::new(0);
+    let searchers = game.searchers(searchers, options.table_bits)?;
+    let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
+    let result = std::thread::scope(|scope| -> Result<(), BookError> {
+        let mut handles = Vec::new();
+        for mut searcher in searchers {
+            let tx = tx.clone();
+            let (todo, next) = (&todo, &next);
+            handles.push(scope.spawn(move || {
+                // The value found last: a hint for the next state, which
+                // is usually its sibling.
+                let mut last: Option<Value> = None;
+                loop {
+                    let from = next.fetch_add(SEARCH_BATCH, Ordering::Relaxed);
+                    if from >= todo.len() {
+                        break;
+                    }
+                    let to = (from + SEARCH_BATCH).min(todo.len());
+                    let batch: Vec<(usize, Value)> = todo[from..to]
+                        .iter()
+                        .map(|&i| {
+                            let v = match last {
+                                Some(hint) => game.search_near(&mut searcher, keys[i], hint),
+                                None => game.search(&mut searcher, keys[i]),
+                            };
+                            // A game that ends within two plies says
+                            // nothing about its neighbours' values.
+                            if v.remoteness > 2 {
+                                last = Some(v);
+                            }
+                            (i, v)
+                        })
+                        .collect();
+                    if tx.send(batch).is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        drop(tx);
+        let mut pending: Vec<u64> = Vec::new();
+        let mut last_flush = Instant::now();
+        let mut outcome = Ok(());
+        for batch in rx {
+            progress.advance(batch.len() as u64);
+            for (i, value) in batch {
+                values[i] = value;
+                match layout.pack(keys[i], value) {
+                    Ok(record) => pending.push(record),
+                    Err(e) => {
+                        outcome = Err(e.into());
+                        next.store(todo.len(), Ordering::Relaxed);
+                    }
+                }
+            }
+            if outcome.is_err() {
+                break;
+            }
+            if last_flush.elapsed() >= FLUSH_EVERY {
+                if let Some(cp) = &mut checkpoint {
+                    if let Err(e) = cp.append(&pending) {
+                        // Stop the searchers: the work would be lost anyway.
+                        next.store(todo.len(), Ordering::Relaxed);
+                        outcome = Err(e);
+                        break;
+                    }
+                }
+                pending.clear();
+                last_flush = Instant::now();
+            }
+        }
+        if outcome.is_ok() {
+            if let Some(cp) = &mut checkpoint {
+                outcome = cp.append(&pending);
+            }
+        }
+        for h in handles {
+            if h.join().is_err() {
+                outcome = outcome.and(Err(BookError::SearchThread));
+            }
+        }
+        outcome
+    });
+    progress.finish_phase();
+    result?;
+    Ok((values, all_final))
+}
+
+/// The states of `keys` (a layer, `depth` moves from the start) in the
+/// order a depth-first walk from the start meets them: states met one
+/// after the other share their parent (or a near ancestor), so their
+/// searches share most of their subtrees. States not met (not in the
+/// layer's tree) keep their order at the end.
+pub fn layer_order<G: Game + ?Sized>(game: &G, depth: u32, keys: &[u64]) -> Vec<u64> {
+    let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    let mut placed = vec![false; keys.len()];
+    let mut out = Vec::with_capacity(keys.len());
+    // An explicit stack of (state, depth), children pushed in reverse so
+    // they are visited in the game's move order.
+    let mut stack = vec![(game.canonical(game.start()), 0u32)];
+    let mut edges: Vec<Edge> = Vec::new();
+    while let Some((key, d)) = stack.pop() {
+        if d == depth {
+            if let Ok(i) = keys.binary_search(&key) {
+                if !placed[i] {
+                    placed[i] = true;
+                    out.push(key);
+                }
+            }
+            continue;
+        }
+        if !seen.insert(key) {
+            continue;
+        }
+        edges.clear();
+        game.canonical_children(key, &mut edges);
+        for e in edges.iter().rev() {
+            stack.push((e.child, d + 1));
+        }
+    }
+    out.extend(
+        keys.iter()
+            .zip(&placed)
+            .filter(|(_, &p)| !p)
+            .map(|(&k, _)| k),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Index;
+
+    #[test]
+    fn the_index_finds_every_key_and_nothing_else() {
+        let mut keys: Vec<u64> = (0..5000u64)
+            .map(|i| (i * i * 7919 % 1_000_003) << 20)
+            .collect();
+        keys.push(1 << 50);
+        keys.sort_unstable();
+        keys.dedup();
+        let index = Index::new(&keys);
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(index.find(k), Some(i));
+            assert_eq!(index.find(k + 1), keys.binary_search(&(k + 1)).ok());
+        }
+        assert_eq!(index.find(0), keys.binary_search(&0).ok());
+        assert_eq!(index.find(u64::MAX), None);
+        assert_eq!(Index::new(&[]).find(5), None);
+        assert_eq!(Index::new(&[0]).find(0), Some(0));
+    }
+}

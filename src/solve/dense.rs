@@ -1,0 +1,205 @@
+//! The dense retrograde solver, for games whose key is itself a dense index.
+//!
+//! Contract of a [`DenseGame`] (checked by the generic kernel): every key
+//! below `2^key_bits` is a state, every move sets exactly one more key bit,
+//! and the game ends exactly when every bit is set. Then a child's key is
+//! always larger than its parent's, the remoteness of key `k` is
+//! `key_bits - popcount(k)`, and the values fit a table of one signed byte per
+//! key, filled from the top key down: no enumeration, no hash table, no
+//! canonicalisation (symmetric keys simply get equal values).
+//!
+//! The table is cut into blocks of `2^BLOCK_BITS` consecutive keys (64 KiB,
+//! cache-sized), named by their high key bits `h`. A move sets a low bit
+//! (child in the same block, further up) or a high bit `j` (child in block
+//! `h | 1 << j`). Blocks whose `h` have the same number of bits set never
+//! depend on each other, so they are solved in parallel, in waves from the
+//! most bits set to the fewest. The game solves one block at a time
+//! ([`DenseGame::solve_block`]); its default is a plain kernel over
+//! [`Game::moves`], and a game may override it with a vectorised one (Dots
+//! and Boxes does), checked against the plain one by the tests.
+
+use rayon::prelude::*;
+
+use memmap2::MmapMut;
+
+use super::SolveError;
+use crate::core::layout::{RecordLayout, MAX_DENSE_KEY_BITS};
+use crate::core::platform::advise_huge_pages_raw;
+use crate::core::Value;
+use crate::core::{DenseSolution, Progress};
+use crate::core::{Edge, Game};
+
+/// Key bits per block: 64 KiB of values.
+pub const BLOCK_BITS: u32 = 16;
+
+/// One block of the table to fill, with the finished blocks it depends on.
+pub struct Block<'a> {
+    /// Key bits inside the block: it holds keys `high << bits ..
+    /// (high + 1) << bits`.
+    pub bits: u32,
+    /// The block's high key bits.
+    pub high: u64,
+    /// The block's values, to fill (entry `i` is key `high << bits | i`).
+    pub values: &'a mut [i8],
+    /// For each high bit `j` (key bit `bits + j`): the finished block
+    /// `high | 1 << j`, or `None` when bit `j` is set in `high`.
+    pub above: Vec<Option<&'a [i8]>>,
+}
+
+/// A game solved by the dense solver (see the module documentation for the
+/// contract its keys and moves keep).
+pub trait DenseGame: Game {
+    /// Fills `block.values`, from the values of the keys above it. The
+    /// default runs [`solve_block_generic`]; a game may override it with a
+    /// faster kernel that computes the same values.
+    fn solve_block(&self, block: &mut Block<'_>) -> Result<(), SolveError> {
+        solve_block_generic(self, block)
+    }
+}
+
+/// The plain kernel: every key of the block from the top down, every move by
+/// [`Game::moves`], the best of `reward ± child` (remoteness needs no
+/// tie-break: it is fixed by the key).
+pub fn solve_block_generic<G: Game + ?Sized>(
+    game: &G,
+    block: &mut Block<'_>,
+) -> Result<(), SolveError> {
+    let low_mask = (1u64 << block.bits) - 1;
+    let base = block.high << block.bits;
+    let mut edges: Vec<Edge> = Vec::with_capacity(64);
+    for i in (0..block.values.len()).rev() {
+        let key = base | i as u64;
+        edges.clear();
+        game.moves(key, &mut edges);
+        let mut best: Option<i32> = None;
+        for e in &edges {
+            let bit = e.child ^ key;
+            if e.child & key != key || bit.count_ones() != 1 {
+                return Err(SolveError::DenseMove {
+                    state: key,
+                    child: e.child,
+                });
+            }
+            let at = (e.child & low_mask) as usize;
+            let child = if bit <= low_mask {
+                block.values[at]
+            } else {
+                let j = (bit.trailing_zeros() - block.bits) as usize;
+                match block.above.get(j).copied().flatten() {
+                    Some(b) => b[at],
+                    None => {
+                        return Err(SolveError::KeyTooWide {
+                            state: e.child,
+                            bits: block.bits + block.above.len() as u32,
+                        })
+                    }
+                }
+            };
+            let child = i32::from(child);
+            let v = i32::from(e.reward) + if e.again { child } else { -child };
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+        let v = match best {
+            Some(v) => v,
+            None if key == base | low_mask && block.above.iter().all(Option::is_none) => 0,
+            None => return Err(SolveError::DenseEnd { state: key }),
+        };
+        block.values[i] = i8::try_from(v).map_err(|_| {
+            SolveError::Overflow(crate::core::layout::LayoutOverflow {
+                value: Value {
+                    net: v,
+                    remoteness: 0,
+                },
+                layout: RecordLayout::dense(block.bits + block.above.len() as u32),
+            })
+        })?;
+    }
+    Ok(())
+}
+
+/// A raw pointer to the table, shared by the workers of one wave.
+#[derive(Clone, Copy)]
+struct Table(*mut i8);
+// SAFETY: the workers of a wave write disjoint blocks and only read blocks of
+// earlier waves, which nobody writes any more (see `solve_dense`).
+unsafe impl Send for Table {}
+unsafe impl Sync for Table {}
+
+/// Solves a dense game completely.
+pub fn solve_dense<G: DenseGame + ?Sized>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<DenseSolution, SolveError> {
+    solve_dense_with(game, progress, &|block: &mut Block<'_>| {
+        game.solve_block(block)
+    })
+}
+
+/// [`solve_dense`] with the given block kernel (tests compare kernels).
+pub fn solve_dense_with<G: Game + ?Sized>(
+    game: &G,
+    progress: &dyn Progress,
+    kernel: &(dyn Fn(&mut Block<'_>) -> Result<(), SolveError> + Sync),
+) -> Result<DenseSolution, SolveError> {
+    let desc = game.descriptor();
+    let layout = RecordLayout::dense(desc.key_bits);
+    let n = desc.key_bits;
+    if !desc.dense || !(1..=MAX_DENSE_KEY_BITS).contains(&n) || usize::BITS <= n {
+        return Err(SolveError::KeyBits { bits: n });
+    }
+    let bits = n.min(BLOCK_BITS);
+    let high_bits = n - bits;
+    let mut map = MmapMut::map_anon(1usize << n).map_err(|error| SolveError::Memory {
+        bytes: 1u64 << n,
+        error,
+    })?;
+    advise_huge_pages_raw(map.as_mut_ptr(), map.len());
+    let table = Table(map.as_mut_ptr().cast());
+    let block_len = 1usize << bits;
+    progress.start_phase("solve", 1u64 << high_bits);
+    for wave in (0..=high_bits).rev() {
+        let highs: Vec<u64> = (0..1u64 << high_bits)
+            .filter(|h| h.count_ones() == wave)
+            .collect();
+        highs.par_iter().try_for_each(|&high| {
+            let t = table;
+            // SAFETY: block `high` lies inside the table (high < 2^high_bits)
+            // and no other worker of this wave touches it: each has its own
+            // `high`. The blocks read, `high | 1 << j`, have one more bit set,
+            // so they belong to an earlier, finished wave and are not written
+            // while these shared views live.
+            let values = unsafe {
+                std::slice::from_raw_parts_mut(t.0.add(high as usize * block_len), block_len)
+            };
+            let above = (0..high_bits)
+                .map(|j| {
+                    (high >> j & 1 == 0).then(|| {
+                        let up = (high | 1 << j) as usize;
+                        // SAFETY: as above.
+                        unsafe {
+                            std::slice::from_raw_parts(
+                                t.0.add(up * block_len).cast_const(),
+                                block_len,
+                            )
+                        }
+                    })
+                })
+                .collect();
+            let mut block = Block {
+                bits,
+                high,
+                values,
+                above,
+            };
+            kernel(&mut block)?;
+            progress.advance(1);
+            Ok::<(), SolveError>(())
+        })?;
+    }
+    progress.finish_phase();
+    Ok(DenseSolution::new(
+        map,
+        layout,
+        game.canonical(game.start()),
+    ))
+}
