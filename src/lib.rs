@@ -17,11 +17,13 @@
 //! * [`registry`] (top): game names and variants to games, default files,
 //!   and what each game's database is (complete solve or opening book);
 //!   the command-line tools know no game but through it.
-//! * [`bars`]: progress bars on stderr for the command-line tools.
+//! * [`bars`] and [`cli`]: progress bars on stderr and the exit statuses
+//!   of the command-line tools.
 #![warn(missing_docs)]
 
 pub mod analysis;
 pub mod bars;
+pub mod cli;
 pub mod core;
 pub mod db;
 pub mod games;

@@ -85,20 +85,23 @@ pub const GAMES: &[GameInfo] = &[
         name: connect_four::NAME,
         id: connect_four::ID,
         about: "Connect Four: drop stones, four in a row wins",
-        variants: "WxH boards, 7x6 (default); a book record must fit 64 bits \
-                   (7x6, 6x7, 6x6 and smaller), search works up to width x (height + 1) <= 64",
+        variants: "WxH boards, 7x6 (default); boards of up to 16 cells are solved \
+                   completely, larger ones get an opening book, whose records must fit 64 \
+                   bits (7x6, 6x7, 6x6 and smaller); search works up to width x (height + 1) \
+                   <= 64",
         notation: "the columns played from the empty board, 1-7 from the left \
                    (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
                    `O`, separated by `/`)",
-        example: "4453",
+        example: "4453312",
         file_stem: "c4",
-        kind: DatabaseKind::Book { default_depth: 2 },
+        kind: DatabaseKind::Book { default_depth: 1 },
     },
     GameInfo {
         name: dandelions::NAME,
         id: dandelions::ID,
         about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",
-        variants: "NxN fields, 5x5 (default) down to 2x2",
+        variants: "NxN fields, 5x5 (default) down to 2x2; 4x4 and smaller are solved \
+                   completely, 5x5 gets an opening book",
         notation: "the field, 25 characters row-major (`.` uncovered, `*` seeded, `F` a \
                    flower), then the wind directions used (`0` east, clockwise to `7` \
                    north-east; `-` none), e.g. \"F****.................... 0\"",
@@ -120,6 +123,33 @@ pub const MAX_FULL_DANDELIONS_SIDE: u32 = 4;
 /// The names of every game, comma-separated.
 pub fn known_names() -> String {
     GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Every game with its variants and its position notation, for `--help`:
+/// one paragraph per game, wrapped at 80 columns.
+pub fn games_help() -> String {
+    let mut out = String::new();
+    for g in GAMES {
+        let text = format!(
+            "{}: {}. Variants: {}. Positions: {}. Database: {}.",
+            g.name,
+            g.about,
+            g.variants,
+            g.notation,
+            match g.kind {
+                DatabaseKind::Complete => format!("{}.db, every position", g.file_stem),
+                DatabaseKind::Book { .. } => format!(
+                    "{}.db, an opening book (generator --depth N); positions past it, or \
+                     without it, are searched",
+                    g.file_stem
+                ),
+            }
+        );
+        out.push_str("  ");
+        out.push_str(&crate::cli::wrap(&text, 80, 2, 4));
+        out.push('\n');
+    }
+    out
 }
 
 /// The registry entry of a game.
@@ -278,6 +308,17 @@ impl AnyGame {
         match self {
             AnyGame::ConnectFour(g) => Some(build_book(g, options, progress)),
             AnyGame::Dandelions(g) => Some(build_book(g, options, progress)),
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// The `--table-bits` its book's searches accept, or `None` for a game
+    /// without a book.
+    pub fn table_bits_range(&self) -> Option<std::ops::RangeInclusive<u32>> {
+        use crate::solve::book::BookGame;
+        match self {
+            AnyGame::ConnectFour(g) => Some(g.table_bits_range()),
+            AnyGame::Dandelions(g) => Some(g.table_bits_range()),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }

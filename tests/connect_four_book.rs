@@ -169,7 +169,10 @@ fn the_game_contract_holds() {
             }
         }
         assert_eq!(g.parse_position("start"), Ok(g.start()));
-        assert_eq!(g.parse_position(""), Ok(g.start()));
+        assert!(
+            g.parse_position("").is_err(),
+            "an empty position is an error"
+        );
         assert!(g.parse_position("9").is_err());
         assert_eq!(g.parse_move(g.start(), "1"), Ok(Move(0)));
         assert!(g.parse_move(g.start(), "0").is_err());

@@ -152,3 +152,80 @@ fn connect_four_pictures_match_the_analysis() {
         check_picture(&game, &svg, &marks);
     }
 }
+
+#[test]
+fn dandelions_pictures_match_the_analysis() {
+    use boardsolve::games::dandelions::Dandelions;
+    let game = Dandelions::from_variant("4x4").unwrap();
+    let live = boardsolve::solve::live::LiveSearch::new(game.clone(), None, 20).unwrap();
+    // The dandelions to move: every cell of the empty field is a move.
+    let start = game.start();
+    let a = analyze(&game, &live, start).unwrap();
+    let marks = a.marks();
+    assert_eq!(marks.len(), 16);
+    let svg = game
+        .render_svg(start, &marks, "dandelions to move")
+        .unwrap();
+    check_picture(&game, &svg, &marks);
+    assert_eq!(
+        svg,
+        game.render_svg(start, &marks, "dandelions to move")
+            .unwrap()
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let names: Vec<_> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("data-move"))
+        .collect();
+    assert_eq!(names.len(), 16);
+    for cell in ["a1", "d1", "b3", "a4", "d4"] {
+        assert!(names.contains(&cell), "{cell}");
+    }
+    assert!(marks.iter().any(|m| m.best));
+}
+
+#[test]
+fn dandelions_pictures_show_the_wind_on_a_compass() {
+    use boardsolve::games::dandelions::Dandelions;
+    let game = Dandelions::from_variant("").unwrap();
+    let live = boardsolve::solve::live::LiveSearch::new(game.clone(), None, 20).unwrap();
+    // The wind to move (two flowers, one wind), east blown already: the 7
+    // other directions, some winning for the wind and some losing.
+    let state = game
+        .parse_position("F****/.F.../...../...../..... 0")
+        .unwrap();
+    let a = analyze(&game, &live, state).unwrap();
+    let marks = a.marks();
+    assert_eq!(marks.len(), 7);
+    let svg = game.render_svg(state, &marks, "wind to move").unwrap();
+    check_picture(&game, &svg, &marks);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let mut names: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("move ")))
+        .map(|n| n.attribute("data-move").unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["N", "NE", "NW", "S", "SE", "SW", "W"]);
+    for outcome in [Outcome::Win, Outcome::Loss] {
+        assert!(marks.iter().any(|m| m.outcome == outcome), "{outcome:?}");
+    }
+    // East is drawn, greyed out, but is no move.
+    assert!(doc.descendants().any(|n| n.text() == Some("E")));
+    assert!(doc.descendants().any(|n| n.text() == Some("blown")));
+    // The dandelions to move with a flower, seeds and a blown wind: every
+    // cell but the flower's is a move, seeded ones too.
+    for text in [
+        "F****.................... 0",
+        "F****F****F****F****..... 0246",
+    ] {
+        let state = game.parse_position(text).unwrap();
+        let a = analyze(&game, &live, state).unwrap();
+        let marks = a.marks();
+        let flowers = text.matches('F').count();
+        assert_eq!(marks.len(), 25 - flowers, "{text}");
+        let svg = game.render_svg(state, &marks, "t").unwrap();
+        check_picture(&game, &svg, &marks);
+        assert!(svg.contains("blown"), "{text}");
+    }
+}

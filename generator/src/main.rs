@@ -1,59 +1,56 @@
-//! `generator`: solve a game completely and write its database.
+//! `generator`: solve a game completely, or build its opening book, and write
+//! its database.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use boardsolve::bars::Bars;
+use boardsolve::cli::{EXIT_FAILURE, EXIT_STATUS_HELP, EXIT_SUCCESS, EXIT_USAGE};
 use boardsolve::core::Solved;
-use boardsolve::registry::{AnyGame, GAMES};
+use boardsolve::registry::{self, AnyGame, DatabaseKind};
+use boardsolve::render::signed;
 use boardsolve::solve::book::{self, BookOptions};
-use clap::{CommandFactory, Parser};
-
-/// The depth of a Connect Four book when `--depth` is not given: on 7x6 its
-/// deepest layer (the only one searched) takes about half an hour on two
-/// cores. Deeper layers hold many more positions, each somewhat cheaper:
-/// see the README for what each depth costs.
-const DEFAULT_BOOK_DEPTH: u32 = 4;
+use clap::{CommandFactory, FromArgMatches, Parser};
 
 /// Solve a two-player board game perfectly and write the database of every
-/// reachable position (up to symmetry) with its exact value and remoteness.
+/// reachable position (up to symmetry) with its exact value and remoteness,
+/// or, for games too large for that, an opening book of every position of at
+/// most --depth moves.
 ///
-/// With no arguments, solves British Square (5x5) and writes bsq.db in the
-/// current directory. The file is written to a temporary file beside the
-/// target, checksummed, and renamed into place only when complete.
-///
-/// Exit status: 0 on success, 1 on failure (bad game or variant, I/O error),
-/// 2 on a command-line usage error.
+/// With no arguments, solves the default game (the first one below, in its
+/// standard variant) and writes its default file in the current directory.
+/// The file is written to a temporary file beside the target, checksummed,
+/// and renamed into place only when complete.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Args {
-    /// Output file. Default: bsq.db for standard British Square,
-    /// bsq-VARIANT.db (e.g. bsq-4x4.db) for its variants.
+    /// Output file [default: the game's default file: STEM.db for its
+    /// standard variant, STEM-VARIANT.db (the variant's commas as dashes)
+    /// for the others; the stems are below]. An existing regular file is
+    /// replaced atomically.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
 
     /// Game to solve (see --list-games).
-    #[arg(long, value_name = "NAME", default_value = "british-square")]
+    #[arg(long, value_name = "NAME", default_value = registry::GAMES[0].name)]
     game: String,
 
-    /// Comma-separated variant options, e.g. `center-allowed`, `4x4`,
-    /// `3x3,center-allowed`. Empty for the standard game.
+    /// Variant of the game, e.g. `4x4`, `center-allowed`, `3x4` (see
+    /// --list-games). Empty for the standard game.
     #[arg(long, value_name = "SPEC", default_value = "")]
     variant: String,
 
-    /// Games with an opening book (Connect Four, Dandelions): write the
-    /// book of every position of at most N moves (default 4) instead of a
-    /// complete solution. An interrupted run resumes from
-    /// OUTPUT.partial-depthN.
+    /// Games with an opening book: write the book of every position of at
+    /// most N moves (see --list-games for each game's default). An
+    /// interrupted run resumes from OUTPUT.partial-depthN.
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
 
-    /// Opening books only: the searches' transposition table takes 2^B
-    /// words of 8 bytes (default 26, 512 MiB; Connect Four's threads share
-    /// one table of one-word entries, Dandelions' tables have two-word
-    /// entries).
+    /// Games with an opening book: the searches' transposition table takes
+    /// 2^B words of 8 bytes (default 26, 512 MiB, mapped as it fills).
     #[arg(long, value_name = "B")]
     table_bits: Option<u32>,
 
@@ -61,7 +58,7 @@ struct Args {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 
-    /// No progress bars.
+    /// No progress bars and no estimate.
     #[arg(short, long)]
     quiet: bool,
 
@@ -69,30 +66,98 @@ struct Args {
     #[arg(long)]
     json: bool,
 
-    /// List the known games and exit.
+    /// List the known games, their variants and defaults, and exit.
     #[arg(long)]
     list_games: bool,
 }
 
-fn run(args: Args) -> Result<()> {
-    if args.list_games {
-        for g in GAMES {
-            println!("{:<16} {}", g.name, g.about);
+/// A failure with its exit status.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        Failure {
+            code: EXIT_FAILURE,
+            error,
         }
+    }
+}
+
+fn usage(message: impl std::fmt::Display) -> Failure {
+    Failure {
+        code: EXIT_USAGE,
+        error: anyhow::anyhow!("{message}"),
+    }
+}
+
+/// The games, their variants and what their databases are.
+fn list_games() -> String {
+    let mut out = String::new();
+    for g in registry::GAMES {
+        let default = match g.kind {
+            DatabaseKind::Complete => format!("solved completely into {}.db", g.file_stem),
+            DatabaseKind::Book { default_depth } => format!(
+                "an opening book in {}.db (--depth N, default {default_depth})",
+                g.file_stem
+            ),
+        };
+        let text = format!(
+            "{}. Variants: {}. Database: {default}.",
+            g.about, g.variants
+        );
+        out.push_str(&format!("{:<16} ", g.name));
+        out.push_str(&boardsolve::cli::wrap(&text, 80, 17, 17));
+        out.push('\n');
+    }
+    out
+}
+
+/// Checks the options against the game, before any work.
+fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
+    let label = game.label();
+    if let Some(n) = args.threads {
+        if n == 0 {
+            return Err(usage("--threads must be at least 1"));
+        }
+    }
+    match game.database_kind() {
+        DatabaseKind::Complete => {
+            for (given, name) in [
+                (args.depth.is_some(), "--depth"),
+                (args.table_bits.is_some(), "--table-bits"),
+            ] {
+                if given {
+                    return Err(usage(format!(
+                        "{name} is for opening books; {label} is solved completely"
+                    )));
+                }
+            }
+        }
+        DatabaseKind::Book { .. } => {
+            if let (Some(bits), Some(range)) = (args.table_bits, game.table_bits_range()) {
+                if !range.contains(&bits) {
+                    return Err(usage(format!(
+                        "--table-bits {bits}: {label} takes {} to {}",
+                        range.start(),
+                        range.end()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run(args: Args) -> Result<(), Failure> {
+    if args.list_games {
+        emit(&list_games())?;
         return Ok(());
     }
-    let game = AnyGame::new(&args.game, &args.variant)?;
-    if args.depth.is_some() && !game.has_book() {
-        Args::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                format!(
-                    "--depth builds an opening book (Connect Four, Dandelions); {} has no book",
-                    args.game
-                ),
-            )
-            .exit();
-    }
+    let game = AnyGame::new(&args.game, &args.variant).map_err(usage)?;
+    check_options(&args, &game)?;
     let output = args
         .output
         .clone()
@@ -102,30 +167,31 @@ fn run(args: Args) -> Result<()> {
     boardsolve::db::writer::remove_stale_temporaries(&output);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
-        anyhow::ensure!(n > 0, "--threads must be at least 1");
         pool = pool.num_threads(n);
     }
     let pool = pool.build().context("cannot start worker threads")?;
     let bars = Bars::new(args.quiet);
     let t0 = Instant::now();
     let mut checkpoint = None;
-    let solution = if game.has_book() {
-        let depth = args.depth.unwrap_or(DEFAULT_BOOK_DEPTH);
-        let path = book::checkpoint_path(&output, depth);
-        let mut options = BookOptions::new(depth);
-        options.checkpoint = Some(path.clone());
-        options.searchers = pool.current_num_threads();
-        if let Some(bits) = args.table_bits {
-            options.table_bits = bits;
+    let solution = match game.database_kind() {
+        DatabaseKind::Book { default_depth } => {
+            let depth = args.depth.unwrap_or(default_depth);
+            let path = book::checkpoint_path(&output, depth);
+            let mut options = BookOptions::new(depth);
+            options.checkpoint = Some(path.clone());
+            options.searchers = pool.current_num_threads();
+            if let Some(bits) = args.table_bits {
+                options.table_bits = bits;
+            }
+            checkpoint = Some(path);
+            pool.install(|| game.build_book(&options, &bars))
+                .context("this game has no opening book")?
+                .map(Solved::from)
+                .with_context(|| format!("building the {} opening book", game.label()))?
         }
-        checkpoint = Some(path);
-        pool.install(|| game.build_book(&options, &bars))
-            .context("this game has no opening book")?
-            .map(Solved::from)
-            .with_context(|| format!("building the {} opening book", game.label()))?
-    } else {
-        pool.install(|| game.solve(&bars))
-            .with_context(|| format!("solving {}", game.label()))?
+        DatabaseKind::Complete => pool
+            .install(|| game.solve(&bars))
+            .with_context(|| format!("solving {}", game.label()))?,
     };
     let solved = t0.elapsed();
     boardsolve::db::write_database(&output, game.game().descriptor(), &solution)
@@ -133,7 +199,7 @@ fn run(args: Args) -> Result<()> {
     // The book is safely written: its checkpoint has served.
     if let Some(path) = checkpoint {
         if let Err(e) = std::fs::remove_file(&path) {
-            if e.kind() != std::io::ErrorKind::NotFound {
+            if e.kind() != io::ErrorKind::NotFound {
                 eprintln!("generator: warning: cannot remove {}: {e}", path.display());
             }
         }
@@ -154,7 +220,7 @@ fn run(args: Args) -> Result<()> {
         Solved::Sorted(s) => ("canonical states", Some(s.layer_sizes.clone())),
         Solved::Dense(_) => ("positions (dense table, every key)", None),
     };
-    if args.json {
+    let text = if args.json {
         let j = serde_json::json!({
             "output": output.display().to_string(),
             "game": g.descriptor().name,
@@ -169,46 +235,65 @@ fn run(args: Args) -> Result<()> {
             "solve_seconds": solved.as_secs_f64(),
             "total_seconds": total.as_secs_f64(),
         });
-        println!("{j}");
+        format!("{j}\n")
     } else {
-        println!(
-            "wrote {}: {}, {} {what}, {} bytes",
+        format!(
+            "wrote {}: {}, {records} {what}, {bytes} bytes\n\
+             start position: value {} ({}), remoteness {}\n\
+             time: {:.2} s solving, {:.2} s in all\n",
             output.display(),
             game.label(),
-            records,
-            bytes
-        );
-        println!(
-            "start position: value {} ({}), remoteness {}",
             signed(score),
             g.score_meaning(),
-            start_value.remoteness
-        );
-        println!(
-            "time: {:.2} s solving, {:.2} s in all",
+            start_value.remoteness,
             solved.as_secs_f64(),
             total.as_secs_f64()
-        );
-    }
+        )
+    };
+    emit(&text)?;
     Ok(())
 }
 
-/// A value with its sign, and zero as plain `0`.
-fn signed(v: i32) -> String {
-    if v == 0 {
-        "0".to_owned()
-    } else {
-        format!("{v:+}")
-    }
+/// Writes `text` to stdout and flushes it.
+fn emit(text: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing output")?;
+    Ok(())
+}
+
+/// The command line, with the games and exit statuses of the registry in
+/// its help.
+fn command() -> clap::Command {
+    let mut after = String::from("Games:\n");
+    after.push_str(&registry::games_help());
+    after.push('\n');
+    after.push_str(EXIT_STATUS_HELP);
+    Args::command().after_long_help(after).after_help(format!(
+        "Games: {}. More, with variants and exit statuses: --help",
+        registry::known_names()
+    ))
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::from_arg_matches(&command().get_matches()) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
     match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("generator: error: {e:#}");
-            ExitCode::FAILURE
+        Ok(()) => ExitCode::from(EXIT_SUCCESS),
+        Err(f) => {
+            // A closed pipe downstream is not an error worth reporting.
+            let broken_pipe = f.error.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::from(EXIT_SUCCESS);
+            }
+            eprintln!("generator: error: {:#}", f.error);
+            ExitCode::from(f.code)
         }
     }
 }

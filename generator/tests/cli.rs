@@ -102,28 +102,52 @@ fn a_failed_write_leaves_no_partial_file() {
 
 #[test]
 fn bad_arguments_are_explained() {
-    generator()
-        .args(["--game", "chess"])
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("unknown game \"chess\""));
-    generator()
-        .args(["--variant", "7x7"])
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("7x7"));
-    generator()
-        .args(["--variant", "sideways"])
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("unknown option"));
-    generator().args(["--threads", "0"]).assert().code(1);
-    generator().args(["--no-such-flag"]).assert().code(2);
-    generator()
-        .arg("--list-games")
-        .assert()
-        .success()
-        .stdout(predicates::str::contains("british-square"));
+    // Usage errors: exit status 2, whatever is wrong.
+    for (args, message) in [
+        (&["--game", "chess"][..], "unknown game \"chess\""),
+        (&["--variant", "7x7"], "7x7"),
+        (&["--variant", "sideways"], "unknown option"),
+        (&["--threads", "0"], "--threads"),
+        (&["--no-such-flag"], "--no-such-flag"),
+        (&["--table-bits", "20"], "--table-bits is for opening books"),
+        (&["--depth", "3"], "--depth is for opening books"),
+        (
+            &["--game", "connect-four", "--table-bits", "40"],
+            "--table-bits 40",
+        ),
+        (
+            &["--game", "dots-and-boxes", "--variant", "4x4"],
+            "40 edges",
+        ),
+        (&["--game", "dots-and-boxes", "--variant", "3by3"], "RxC"),
+    ] {
+        generator()
+            .args(args)
+            .args(["-q", "-o", "/nonexistent/never-written.db"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(message));
+    }
+    // The list of games comes from the registry, every game with its
+    // variants.
+    let list = generator().arg("--list-games").assert().success();
+    let list = String::from_utf8(list.get_output().stdout.clone()).unwrap();
+    for g in boardsolve::registry::GAMES {
+        assert!(list.contains(g.name), "{list}");
+        assert!(
+            list.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&g.variants.split_whitespace().collect::<Vec<_>>().join(" ")),
+            "{list}"
+        );
+    }
+    let help = generator().arg("--help").assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    assert!(help.contains("Exit status:"), "{help}");
+    for g in boardsolve::registry::GAMES {
+        assert!(help.contains(g.name), "{help}");
+    }
 }
 
 #[test]
@@ -161,15 +185,35 @@ fn generator_writes_a_dense_table_and_reports_the_root_value() {
 }
 
 #[test]
-fn boards_too_big_are_refused() {
+fn variants_get_their_own_default_files() {
+    // The names `query --game G --variant V` looks for (see the query's
+    // tests), one rule from the registry.
+    let dir = tempfile::tempdir().unwrap();
+    for (args, file) in [
+        (
+            &["--variant", "center-allowed"][..],
+            "bsq-5x5-center-allowed.db",
+        ),
+        (&["--variant", "4x4"], "bsq-4x4.db"),
+        (
+            &["--game", "dots-and-boxes", "--variant", "2x2"],
+            "dab-2x2.db",
+        ),
+        (&["--game", "dots-and-boxes"], "dab.db"),
+    ] {
+        generator()
+            .current_dir(dir.path())
+            .args(args)
+            .arg("-q")
+            .assert()
+            .success()
+            .stdout(predicates::str::contains(format!("wrote {file}")));
+        assert!(dir.path().join(file).is_file(), "{file}");
+    }
+    // A failed write is a failed run: exit status 1.
     generator()
-        .args(["--game", "dots-and-boxes", "--variant", "4x4", "-q"])
+        .current_dir(dir.path())
+        .args(["-q", "--variant", "3x3", "-o", "no-such-dir/x.db"])
         .assert()
-        .code(1)
-        .stderr(predicates::str::contains("40 edges"));
-    generator()
-        .args(["--game", "dots-and-boxes", "--variant", "3by3", "-q"])
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("RxC"));
+        .code(1);
 }

@@ -149,11 +149,11 @@ pub fn ansi(m: &MoveMark, text: &str) -> String {
 
 /// The title line of a position's SVG picture: the side to move, the value
 /// and who wins, as the text answer says them, and by how much when the
-/// headline value is not the final score (Dots and Boxes given the score so
+/// headline value is not the final score (a game given the score so
 /// far). At the end of the game: who won, when the score is known.
 pub fn svg_title(game: &dyn Presentation, a: &Analysis) -> String {
     // The final score is worth naming only where the headline value is not
-    // it already (British Square's value is X's final score).
+    // it already (a game whose value is the final score).
     let margin = match game.lead(a.state) {
         Some(_) if !a.is_terminal() => None,
         _ => a.final_lead(),
@@ -162,22 +162,22 @@ pub fn svg_title(game: &dyn Presentation, a: &Analysis) -> String {
         let first = game.player_name(Player::First);
         let second = game.player_name(Player::Second);
         match f.signum() {
-            1 => format!("{first} wins by {f}"),
-            -1 => format!("{second} wins by {}", -f),
+            1 => format!("a win for {first} by {f}"),
+            -1 => format!("a win for {second} by {}", -f),
             _ => "a tie".to_owned(),
         }
     });
     if a.is_terminal() {
         return match by_margin {
             Some(v) => format!("Game over: {v}"),
-            // Dots and Boxes without the score: the key cannot tell.
+            // A game given without its score: the key cannot tell.
             None => "Game over".to_owned(),
         };
     }
     let me = game.player_name(a.to_move);
     let verdict = by_margin.unwrap_or_else(|| match a.result().signum() {
-        1 => format!("{me} wins"),
-        -1 => format!("{me} loses"),
+        1 => format!("a win for {me}"),
+        -1 => format!("a loss for {me}"),
         _ => "a tie".to_owned(),
     });
     format!("{me} to move: value {} ({verdict})", signed(a.score))
@@ -198,8 +198,8 @@ pub fn human(
     let _ = writeln!(o, "To move:    {me}");
     let result = a.result();
     let verdict = match result.signum() {
-        1 => format!("{me} wins"),
-        -1 => format!("{me} loses"),
+        1 => format!("a win for {me}"),
+        -1 => format!("a loss for {me}"),
         _ => "a tie".to_owned(),
     };
     let _ = writeln!(
@@ -265,7 +265,7 @@ pub fn human(
     o
 }
 
-/// `win`, `draw` or `loss` for a weak result (Connect Four's words).
+/// `win`, `draw` or `loss` for a weak result.
 fn weak_word(result: i32) -> &'static str {
     match result.signum() {
         1 => "win",

@@ -5,6 +5,7 @@ mod lines;
 mod play;
 mod stats;
 
+use std::fmt::Write as _;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,54 +19,17 @@ use boardsolve::registry::{self, AnyGame};
 use boardsolve::render::{signed, Presentation};
 use boardsolve::solve::live::DEFAULT_TABLE_BITS;
 use boardsolve::{analyze_position, principal_variation, Database, DbError, Oracle};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use rayon::prelude::*;
 
-/// Exit status: every position answered.
-const EXIT_OK: u8 = 0;
-/// Exit status: at least one position was malformed, illegal or unreachable.
-const EXIT_BAD_POSITION: u8 = 1;
-/// Exit status: the database cannot be used, or verification failed.
-const EXIT_BAD_DATABASE: u8 = 3;
-/// Exit status: the command line is wrong (as clap reports it too).
-const EXIT_USAGE: u8 = 2;
+use boardsolve::cli::{EXIT_DATABASE, EXIT_FAILURE, EXIT_STATUS_HELP, EXIT_SUCCESS, EXIT_USAGE};
 
-/// Answer positions of a solved game from its database: the exact value, the
-/// remoteness, the best moves and the value of every legal move. Nothing is
-/// solved: the position is canonicalised and looked up in the memory-mapped
-/// file (Connect Four: past its opening book, positions are searched).
+/// Answer positions of a solved game from its database: the exact value,
+/// the remoteness, the best moves and the value of every legal move.
 ///
-/// The database says which game it holds; POSITION is in that game's notation
-/// (format-spec.md, section 5):
-///
-/// British Square: 25 characters of `.`, `X`, `O` row-major from the
-/// top-left, rows optionally separated by `/`, optionally followed by a space
-/// and the side to move (`X` or `O`), e.g. "X...X/...../...../...../....O O";
-/// or a list of moves from the start, e.g. "0,24,4" or "a1 e5 e1"; or `start`.
-///
-/// Dots and Boxes: the drawn edges, e.g. "0,5,12" (`none` for the empty
-/// board), optionally followed by the side to move (`A` or `B`) and the score
-/// so far (A's boxes, `-`, B's boxes), e.g. "0,2,6,7 B 1-0". The value is the
-/// net number of boxes the side to move takes from here on; with a score,
-/// the final result is shown too.
-///
-/// Connect Four: the columns played from the empty board, 1 to 7 from the
-/// left (e.g. "4453"), or a picture of the board (rows top to bottom, `.`,
-/// `X`, `O`, separated by `/`). The value is the common score, for the side
-/// to move: 0 a draw, a win with the stone that makes n stones on the board
-/// (cells + 2 - n) / 2, a loss the negative. Positions the database (an
-/// opening book) does not hold are searched; without --db (`--game
-/// connect-four`) every position is.
-///
-/// With no POSITION, the start position. With `-`, positions are read from
-/// stdin, one per line, and each line gets one answer (one JSON line with
-/// --json), streaming.
-///
-/// Exit status: 0 all positions answered; 1 some position was malformed,
-/// illegal or unreachable (the others are still answered), or the --svg
-/// picture could not be drawn or written; 2 usage error (--svg with more
-/// than one position or `-`); 3 the database is missing, corrupted, of
-/// another format or another game, or failed verification.
+/// Nothing is solved: the position is canonicalised and looked up in the
+/// memory-mapped file. Games with an opening book search the positions past
+/// the book, and answer without any database too.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Cli {
@@ -117,19 +81,19 @@ impl ColorWhen {
 
 #[derive(Args, Debug, Clone)]
 struct DbArgs {
-    /// Database file [default: bsq.db; with --game, that game's file, e.g.
-    /// dab.db; with --game connect-four, none: live search].
+    /// The database file [default: the default file of --game and --variant
+    /// in the current directory (see the games below); for a game with an
+    /// opening book, live search when that file is missing].
     #[arg(long, value_name = "FILE", global = true)]
     db: Option<PathBuf>,
 
-    /// The game: fail unless the database holds it (british-square,
-    /// dots-and-boxes, connect-four). Connect Four without --db answers by
-    /// live search alone.
+    /// The game [default: the first of the games below, or the game of
+    /// --db]; with --db, fail unless the database holds it.
     #[arg(long, value_name = "NAME", global = true)]
     game: Option<String>,
 
-    /// The variant, for a game answered without a database (Connect Four's
-    /// board, e.g. 6x5; default 7x6). With a database, its own.
+    /// The variant [default: the game's standard one, or that of --db];
+    /// with --db, fail unless the database holds it.
     #[arg(long, value_name = "SPEC", global = true)]
     variant: Option<String>,
 
@@ -151,8 +115,8 @@ struct Ask {
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
 
-    /// Connect Four: win, draw or loss only, for the position and every
-    /// column (much faster than exact scores past the book).
+    /// Win, draw or loss only, for the position and every move (much
+    /// faster than exact values where positions are searched).
     #[arg(long, conflicts_with_all = ["pv", "svg"])]
     weak: bool,
 
@@ -227,101 +191,19 @@ struct Failure {
 
 impl From<anyhow::Error> for Failure {
     fn from(error: anyhow::Error) -> Self {
-        Failure { code: 1, error }
+        Failure {
+            code: EXIT_FAILURE,
+            error,
+        }
     }
 }
 
 fn db_failure(e: impl Into<anyhow::Error>) -> Failure {
     Failure {
-        code: EXIT_BAD_DATABASE,
+        code: EXIT_DATABASE,
         error: e.into(),
     }
 }
-
-/// The database file the arguments name: `--db`; else the file of the
-/// `--game` (none for a game with a book, such as Connect Four: live
-/// search); else bsq.db.
-fn db_path(args: &DbArgs) -> Option<PathBuf> {
-    if let Some(path) = &args.db {
-        return Some(path.clone());
-    }
-    match args.game.as_deref() {
-        // A game with a book is answered by live search without one.
-        Some(name) if AnyGame::new(name, "").is_ok_and(|g| g.has_book()) => None,
-        Some(name) => {
-            let stem = registry::find(name).map_or("bsq", |g| g.file_stem);
-            Some(PathBuf::from(format!("{stem}.db")))
-        }
-        None => Some(PathBuf::from("bsq.db")),
-    }
-}
-
-/// Where answers come from: a database, or (Connect Four) live search with
-/// or without a database as its book.
-struct Source {
-    db: Option<Database>,
-    game: AnyGame,
-    path: String,
-}
-
-impl Source {
-    /// Opens the database the arguments name, or sets up live search.
-    fn open(args: &DbArgs) -> Result<Source, Failure> {
-        if let Some(name) = &args.game {
-            registry::find(name).map_err(|e| usage(&e.to_string()))?;
-        }
-        match db_path(args) {
-            Some(path) => {
-                if args.variant.is_some() && args.db.is_some() {
-                    return Err(usage(
-                        "--variant is for a game answered without a database: the database                          says its own variant",
-                    ));
-                }
-                let (db, game) = open_db(args, &path)?;
-                Ok(Source {
-                    db: Some(db),
-                    game,
-                    path: path.display().to_string(),
-                })
-            }
-            None => {
-                let name = args.game.as_deref().unwrap_or_default();
-                let game = AnyGame::new(name, args.variant.as_deref().unwrap_or(""))
-                    .map_err(|e| usage(&e.to_string()))?;
-                Ok(Source {
-                    db: None,
-                    game,
-                    path: "(live search)".to_owned(),
-                })
-            }
-        }
-    }
-
-    /// The database, for commands that need one.
-    fn database(&self) -> Result<&Database, Failure> {
-        self.db.as_ref().ok_or_else(|| {
-            db_failure(anyhow::anyhow!(
-                "this command needs a database: give --db FILE (generator --game {} writes one)",
-                self.game.game().descriptor().name
-            ))
-        })
-    }
-
-    /// Where answers come from: live search (from the book, if any) for a
-    /// game that has one, else the database.
-    fn oracle(&self) -> Result<Box<dyn Oracle + '_>, Failure> {
-        match self.game.live(self.db.as_ref(), TABLE_BITS) {
-            Some(live) => live.map_err(|e| Failure {
-                code: 1,
-                error: e.into(),
-            }),
-            None => Ok(Box::new(self.database()?)),
-        }
-    }
-}
-
-/// `log2` of the entries of a live search's transposition table.
-const TABLE_BITS: u32 = DEFAULT_TABLE_BITS;
 
 fn usage(message: &str) -> Failure {
     Failure {
@@ -330,26 +212,152 @@ fn usage(message: &str) -> Failure {
     }
 }
 
-/// Opens and validates a database, and sets up its game.
-fn open_db(args: &DbArgs, path: &Path) -> Result<(Database, AnyGame), Failure> {
-    let db = Database::open(path)
-        .with_context(|| format!("database {}", path.display()))
-        .map_err(db_failure)?;
-    let game = AnyGame::from_header(db.header())
-        .with_context(|| format!("database {}", path.display()))
-        .map_err(db_failure)?;
-    if let Some(want) = &args.game {
-        if want != &db.header().game_name {
+/// Where answers come from: a database, or live search (for a game with
+/// an opening book) with or without a database as its book.
+struct Source {
+    db: Option<Database>,
+    game: AnyGame,
+    path: String,
+}
+
+impl Source {
+    /// Opens the database the arguments name, or sets up live search.
+    ///
+    /// With `--db`, the file says its game and variant, and `--game` and
+    /// `--variant` must agree with it. Without, the game and variant asked
+    /// for (the registry's first game by default) name the default file, which must
+    /// exist unless the game can be searched live.
+    fn open(args: &DbArgs) -> Result<Source, Failure> {
+        // Usage first: an unknown game or a bad variant is the caller's
+        // mistake, whatever the files.
+        let variant = args.variant.as_deref().unwrap_or("");
+        let asked = match (&args.game, &args.db) {
+            (Some(name), _) => Some(AnyGame::new(name, variant)),
+            (None, None) => Some(AnyGame::new(registry::GAMES[0].name, variant)),
+            (None, Some(_)) => None,
+        }
+        .transpose()
+        .map_err(|e| usage(&e.to_string()))?;
+        if let Some(path) = &args.db {
+            let (db, game) = open_db(path)?;
+            // The variant asked for, in the game the file holds unless
+            // --game named one.
+            let want = match asked {
+                Some(want) => Some(want),
+                None if args.variant.is_some() => Some(
+                    AnyGame::new(game.game().descriptor().name, variant)
+                        .map_err(|e| usage(&e.to_string()))?,
+                ),
+                None => None,
+            };
+            if let Some(want) = want {
+                let (w, f) = (want.game().descriptor(), game.game().descriptor());
+                let same = w.name == f.name && (args.variant.is_none() || w.variant == f.variant);
+                if !same {
+                    let expected = if args.variant.is_some() {
+                        want.label()
+                    } else {
+                        w.name.to_owned()
+                    };
+                    return Err(db_failure(
+                        anyhow::Error::new(DbError::WrongGame {
+                            expected,
+                            found: game.label(),
+                        })
+                        .context(format!("database {}", path.display())),
+                    ));
+                }
+            }
+            return Ok(Source {
+                db: Some(db),
+                game,
+                path: path.display().to_string(),
+            });
+        }
+        let Some(game) = asked else {
+            return Err(usage("give --db FILE or --game NAME"));
+        };
+        let path = PathBuf::from(game.default_file_name());
+        if !path.exists() && game.has_book() {
+            return Ok(Source {
+                db: None,
+                game,
+                path: "(live search)".to_owned(),
+            });
+        }
+        if !path.exists() {
+            return Err(db_failure(anyhow::anyhow!(
+                "database {}: no such file in the current directory: `{}` makes it (or give \
+                 --db FILE)",
+                path.display(),
+                game.generator_command()
+            )));
+        }
+        let (db, found) = open_db(&path)?;
+        if found.label() != game.label() {
             return Err(db_failure(
                 anyhow::Error::new(DbError::WrongGame {
-                    expected: want.clone(),
-                    found: game.label(),
+                    expected: game.label(),
+                    found: found.label(),
                 })
                 .context(format!("database {}", path.display())),
             ));
         }
+        Ok(Source {
+            db: Some(db),
+            game: found,
+            path: path.display().to_string(),
+        })
     }
-    Ok((db, game))
+
+    /// The database, for commands that need one.
+    fn database(&self) -> Result<&Database, Failure> {
+        self.db.as_ref().ok_or_else(|| {
+            db_failure(anyhow::anyhow!(
+                "this command needs a database, and {} is missing: `{}` makes it (or give --db \
+                 FILE)",
+                self.game.default_file_name(),
+                self.game.generator_command()
+            ))
+        })
+    }
+
+    /// Where answers come from: live search (from the book, if any) for a
+    /// game that has one, else the database.
+    fn oracle(&self) -> Result<Box<dyn Oracle + '_>, Failure> {
+        match self.game.live(self.db.as_ref(), TABLE_BITS) {
+            Some(live) => live.map_err(|e| Failure::from(anyhow::Error::new(e))),
+            None => Ok(Box::new(self.database()?)),
+        }
+    }
+}
+
+/// Writes `text` to stdout and flushes it. A closed stdout comes back as
+/// an error that [`main`] recognises and ends the program quietly on.
+fn emit(text: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing output")?;
+    Ok(())
+}
+
+/// True when `e` comes from writing to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// `log2` of the entries of a live search's transposition table.
+const TABLE_BITS: u32 = DEFAULT_TABLE_BITS;
+
+/// Opens and validates a database, and sets up its game.
+fn open_db(path: &Path) -> Result<(Database, AnyGame), Failure> {
+    AnyGame::open(path)
+        .with_context(|| format!("database {}", path.display()))
+        .map_err(db_failure)
 }
 
 /// What to answer: the full analysis, or win/draw/loss only.
@@ -543,7 +551,7 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         first = false;
     }
     out.flush().context("writing output")?;
-    Ok(if bad > 0 { EXIT_BAD_POSITION } else { EXIT_OK })
+    Ok(if bad > 0 { EXIT_FAILURE } else { EXIT_SUCCESS })
 }
 
 /// Writes the SVG picture of one position to `path` (`-`: stdout).
@@ -584,14 +592,14 @@ fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
                     "variant": game.game().descriptor().variant,
                     "records": report.records, "children_checked": report.children_checked,
                 });
-                println!("{j}");
+                emit(&format!("{j}\n"))?;
             } else {
                 let checks = match db.header().kind {
                     LayoutKind::Sorted => "checksums, order, canonical keys",
                     LayoutKind::Dense => "checksums",
                 };
-                println!(
-                    "{path}: OK: {} ({} records): {checks}{}",
+                emit(&format!(
+                    "{path}: OK: {} ({} records): {checks}{}\n",
                     game.label(),
                     report.records,
                     if report.children_checked {
@@ -599,16 +607,16 @@ fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
                     } else {
                         ""
                     }
-                );
+                ))?;
             }
-            Ok(EXIT_OK)
+            Ok(EXIT_SUCCESS)
         }
         Err(e) => {
             if json {
-                println!(
-                    "{}",
+                emit(&format!(
+                    "{}\n",
                     serde_json::json!({"db": path, "ok": false, "error": e.to_string()})
-                );
+                ))?;
             }
             Err(db_failure(
                 anyhow::Error::new(e).context(format!("{path} failed verification")),
@@ -638,14 +646,17 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
             "start_value": start_value.map(|v| g.score(start, v.net)),
             "start_remoteness": start_value.map(|v| v.remoteness),
         });
-        println!("{j}");
+        emit(&format!("{j}\n"))?;
     } else {
-        println!("database:   {}", source.path);
-        println!(
+        let mut o = String::new();
+        let _ = writeln!(o, "database:   {}", source.path);
+        let _ = writeln!(
+            o,
             "game:       {} (id {}), variant {}",
             h.game_name, h.game_id, h.variant
         );
-        println!(
+        let _ = writeln!(
+            o,
             "records:    {} ({})",
             h.record_count,
             if h.is_complete() {
@@ -654,24 +665,27 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
                 "partial"
             }
         );
-        println!(
+        let _ = writeln!(
+            o,
             "layout:     {}",
             match h.kind {
                 LayoutKind::Sorted => "sorted u64 records (canonical positions only)",
                 LayoutKind::Dense => "dense, one byte per key (every position)",
             }
         );
-        println!("written by: {}", h.generator);
+        let _ = writeln!(o, "written by: {}", h.generator);
         if let Some(v) = start_value {
-            println!(
+            let _ = writeln!(
+                o,
                 "start:      value {}, remoteness {} ({})",
                 signed(g.score(start, v.net)),
                 v.remoteness,
                 g.score_meaning()
             );
         }
+        emit(&o)?;
     }
-    Ok(EXIT_OK)
+    Ok(EXIT_SUCCESS)
 }
 
 fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
@@ -713,7 +727,7 @@ fn play_with(
         color,
     };
     play::run(play::Session::new(game, db, start, opts))?;
-    Ok(EXIT_OK)
+    Ok(EXIT_SUCCESS)
 }
 
 fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
@@ -723,8 +737,74 @@ fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
     stats::run(db, &source.game, &source.path, db_args.json, args)
 }
 
+/// Examples for `--help`, each run by the tests: one per game (its default
+/// file, or live search), then the commands.
+fn examples() -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, g) in registry::GAMES.iter().enumerate() {
+        let game = if i == 0 {
+            String::new()
+        } else {
+            format!("--game {} ", g.name)
+        };
+        lines.push(format!("query {game}\"{}\"", g.example));
+    }
+    let first = &registry::GAMES[0];
+    lines.push(format!("query --json --pv \"{}\"", first.example));
+    lines.push("query --json - < positions.txt".to_owned());
+    lines.push("query --svg board.svg start".to_owned());
+    lines.push("query play --ai second".to_owned());
+    lines.push("query stats".to_owned());
+    lines.push("query verify".to_owned());
+    lines.push(format!(
+        "query info --db {}.db",
+        registry::GAMES[1].file_stem
+    ));
+    lines
+}
+
+/// The command line, with the games, examples and exit statuses of the
+/// registry in its help.
+fn command() -> clap::Command {
+    let mut after = boardsolve::cli::wrap(
+        "Games (POSITION is in the game's notation; `start`, or no POSITION, is the start; \
+         `-` reads positions from stdin, one per line, and answers every line):",
+        80,
+        0,
+        0,
+    );
+    after.push('\n');
+    after.push_str(&registry::games_help());
+    after.push_str("\nExamples (in a directory holding the default files):\n");
+    for e in examples() {
+        after.push_str("  ");
+        after.push_str(&e);
+        after.push('\n');
+    }
+    after.push('\n');
+    after.push_str(EXIT_STATUS_HELP);
+    let games = format!("one of: {}", registry::known_names());
+    Cli::command()
+        .after_long_help(after)
+        .after_help(format!(
+            "Games: {}. More, with examples and exit statuses: --help",
+            registry::known_names()
+        ))
+        .mut_arg("game", |a| {
+            let help = a
+                .get_long_help()
+                .or(a.get_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            a.long_help(format!("{help} ({games})"))
+        })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         None => run_ask(&cli.db, &cli.ask, cli.color.enabled()),
         Some(Command::Verify { quiet }) => run_verify(&cli.db, *quiet),
@@ -742,10 +822,8 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             // A closed pipe downstream is not an error worth reporting.
-            if let Some(e) = f.error.downcast_ref::<io::Error>() {
-                if e.kind() == io::ErrorKind::BrokenPipe {
-                    return ExitCode::from(EXIT_OK);
-                }
+            if is_broken_pipe(&f.error) {
+                return ExitCode::from(EXIT_SUCCESS);
             }
             eprintln!("query: error: {:#}", f.error);
             ExitCode::from(f.code)

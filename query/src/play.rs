@@ -18,10 +18,10 @@ use crate::answer;
 /// Which sides the program plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum AiSide {
-    /// The first player (X in British Square, A in Dots and Boxes).
+    /// The player who moves first (also `x` or `a`).
     #[value(alias = "x", alias = "a", alias = "X", alias = "A", name = "first")]
     First,
-    /// The second player (O in British Square, B in Dots and Boxes).
+    /// The player who moves second (also `o` or `b`).
     #[value(alias = "o", alias = "b", alias = "O", alias = "B", name = "second")]
     Second,
     /// Both players: the program plays itself to the end, then exits.
@@ -77,9 +77,7 @@ pub struct Session<'a> {
 
 const HELP: &str = "\
 Commands:
-  MOVE             play a move (British Square: a cell number or a
-                   coordinate like c3; Dots and Boxes: an edge number;
-                   Connect Four: a column, 1 to 7)
+  MOVE             play a move: {moves}
   pass             pass, when the rules force it (no legal move)
   undo [N], u      take back the last move (with a computer player: back to
                    your previous turn), or N moves
@@ -165,7 +163,8 @@ impl<'a> Session<'a> {
             "" => {}
             "quit" | "q" | "exit" => return Ok(Control::Quit),
             "help" | "h" | "?" => {
-                let _ = writeln!(out, "{HELP}");
+                let moves = boardsolve::cli::wrap(self.game.move_notation(), 78, 31, 19);
+                let _ = writeln!(out, "{}", HELP.replace("{moves}", &moves));
             }
             "show" | "board" => self.show(out)?,
             "undo" | "u" | "back" => self.undo(arg, out)?,
@@ -599,7 +598,8 @@ pub fn run(mut session: Session<'_>) -> Result<()> {
 fn run_editor(mut session: Session<'_>) -> Result<()> {
     use rustyline::error::ReadlineError;
     let mut editor = rustyline::DefaultEditor::new().context("starting the line editor")?;
-    println!("Type `help` for the commands.");
+    let mut stdout = io::stdout();
+    writeln!(stdout, "Type `help` for the commands.")?;
     loop {
         match editor.readline(&session.prompt()) {
             Ok(line) => {
@@ -608,8 +608,8 @@ fn run_editor(mut session: Session<'_>) -> Result<()> {
                 }
                 let mut out = String::new();
                 let control = session.handle(&line, &mut out)?;
-                print!("{out}");
-                io::stdout().flush()?;
+                stdout.write_all(out.as_bytes())?;
+                stdout.flush()?;
                 if control == Control::Quit {
                     return Ok(());
                 }

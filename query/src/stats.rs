@@ -13,10 +13,8 @@ use boardsolve::{Database, Player, Presentation};
 use clap::Args;
 use serde::Serialize;
 
-use super::{db_failure, Failure, EXIT_OK};
-
-/// Exit status of a usage error (what clap uses too).
-const EXIT_USAGE: u8 = 2;
+use super::{db_failure, Failure};
+use boardsolve::cli::{EXIT_SUCCESS, EXIT_USAGE};
 
 /// Options of `query stats`.
 #[derive(Args, Debug)]
@@ -65,7 +63,7 @@ pub fn run(
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes()).context("writing output")?;
     out.flush().context("writing output")?;
-    Ok(EXIT_OK)
+    Ok(EXIT_SUCCESS)
 }
 
 /// `n` with thousands separators.

@@ -118,14 +118,14 @@ fn human_answer_has_the_score_best_columns_every_column_and_the_line() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     // X wins at once with column 1 or 5: the 9th X stone... the 11th stone
     // on the board, (43 - 10) / 2 = 16.
-    assert!(text.contains("Value:      +16 (X wins"), "{text}");
+    assert!(text.contains("Value:      +16 (a win for X"), "{text}");
     assert!(text.contains("Best moves: 1 5"), "{text}");
     assert!(text.contains(" +16 +15 +15     +16 +15 +15"), "{text}");
     assert!(text.contains("Perfect play: 1\n"), "{text}");
     // A finished game is a loss for the side to move, not a tie.
     let out = live().arg("44444433221").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("Value:      -16 (O loses"), "{text}");
+    assert!(text.contains("Value:      -16 (a loss for O"), "{text}");
     assert!(text.contains("Game over."), "{text}");
 }
 
@@ -160,14 +160,14 @@ fn bad_positions_and_misuse_are_clear_errors() {
         .code(3)
         .stderr(contains("--db"));
     let dir = tempfile::tempdir().unwrap();
-    let bsq = dir.path().join("bsq.db");
+    let bsq = dir.path().join("bsq-3x3.db");
     let game = boardsolve::games::british_square::BritishSquare::from_variant("3x3").unwrap();
     let sol = boardsolve::solve::solve(&game, &NoProgress).unwrap();
     boardsolve::db::write_database(&bsq, game.descriptor(), &sol.into()).unwrap();
     // Weak answers work for every game: 3x3 British Square is a win for X.
     query()
         .current_dir(dir.path())
-        .args(["--weak", "start"])
+        .args(["--variant", "3x3", "--weak", "start"])
         .assert()
         .success()
         .stdout(contains("Result:     win for X"));
@@ -238,14 +238,21 @@ fn a_book_answers_inside_and_live_search_past_it_agree_with_search_alone() {
     let db = boardsolve::Database::open(&book).unwrap();
     let start = db.get(g.canonical(g.start())).unwrap();
     assert_eq!(with_book[0]["value"], start.net);
-    // --variant goes with live search only: a book says its own board.
+    // A book of another board than --variant asks for is refused; the
+    // right one is answered.
     query()
         .arg("--db")
         .arg(&book)
         .args(["--variant", "7x6", "start"])
         .assert()
-        .code(2)
-        .stderr(contains("--variant"));
+        .code(3)
+        .stderr(contains("holds connect-four 5x4, not connect-four 7x6"));
+    query()
+        .arg("--db")
+        .arg(&book)
+        .args(["--variant", "5x4", "start"])
+        .assert()
+        .success();
 }
 
 #[test]

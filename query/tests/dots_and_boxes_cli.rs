@@ -49,7 +49,7 @@ fn start_position_for_people_with_the_board_drawn() {
         .success()
         .stdout(contains("+ 0 + 1 +\n6   7   8\n+ 2 + 3 +"))
         .stdout(contains("To move:    A"))
-        .stdout(contains("Value:      +2 (A wins;"))
+        .stdout(contains("Value:      +2 (a win for A;"))
         .stdout(contains("Remoteness: 12"))
         .stdout(contains("Move values"));
 }
@@ -107,7 +107,7 @@ fn bad_positions_are_explained() {
         ("0,2,6 1-0", "needs the side to move"),
         ("0,2,6,7 A 0-0", "does not add up"),
         ("0,2 A x-1", "not a score"),
-        ("", "no edges"),
+        ("", "empty position"),
     ] {
         query(&db("2x2"))
             .arg(input)

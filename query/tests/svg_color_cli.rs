@@ -181,15 +181,15 @@ fn titles_say_who_wins_and_by_how_much() {
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10 A 2-1")),
-        "A to move: value +1 (A wins by 2)"
+        "A to move: value +1 (a win for A by 2)"
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10")),
-        "A to move: value +1 (A wins)"
+        "A to move: value +1 (a win for A)"
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10,11 B 1-3")),
-        "Game over: B wins by 2"
+        "Game over: a win for B by 2"
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10,11")),

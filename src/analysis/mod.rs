@@ -221,6 +221,10 @@ fn analyze_with(
     db.values(keys, found);
     let value = match found.pop().flatten() {
         Some(v) => v,
+        // A finished position is answered by the rules: its side to move
+        // may be one the database does not hold (a finished British Square
+        // board given without a side), and no value depends on it.
+        None if edges.is_empty() => Value::TERMINAL,
         None => lookup(game, db, state, canonical)?,
     };
     let inconsistent = |reason: String| QueryError::Inconsistent {

@@ -58,6 +58,10 @@ pub trait Presentation: Game {
         None
     }
 
+    /// How a move is written, for help texts (`a cell number or a
+    /// coordinate like c3`).
+    fn move_notation(&self) -> &'static str;
+
     /// What a layer of the game counts, for table headers (`pieces` in
     /// British Square, `edges` in Dots and Boxes).
     fn layer_name(&self) -> &'static str {

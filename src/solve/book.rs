@@ -37,6 +37,10 @@ pub trait BookGame: Game + Sync {
     /// What searches one state: a solver with its tables.
     type Searcher: Send;
 
+    /// The table sizes [`BookGame::searchers`] accepts, as `log2` of
+    /// their entries.
+    fn table_bits_range(&self) -> std::ops::RangeInclusive<u32>;
+
     /// `n >= 1` searchers for `n` threads, with transposition tables of
     /// `2^table_bits` entries (shared among them where the game can).
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Self::Searcher>, BookError>;

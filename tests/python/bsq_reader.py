@@ -482,6 +482,9 @@ class BritishSquare:
         if can[X] != can[O]:
             return X if can[X] else O
         diff = bin(xmask).count("1") - bin(omask).count("1")
+        if not can[X]:
+            # Finished: the side does not matter.
+            return X if diff <= 0 else O
         if diff in (0, 1):
             return X if diff == 0 else O
         raise BadPosition("cannot tell the side to move; add ' X' or ' O'")
@@ -694,6 +697,10 @@ def analyse(db, text):
             raise BadPosition(f"position {game.notation(p)} is {why}")
         return game.score(p, stored[0]), stored[1]
 
+    if not game.moves(pos):
+        # A finished position is answered by the rules, whatever its side.
+        return {"position": game.notation(pos), "to_move": SIDES[pos[2]],
+                "value": game.score(pos, 0), "remoteness": 0, "moves": []}
     value, remoteness = value_of(pos)
     moves = []
     for move in game.moves(pos):

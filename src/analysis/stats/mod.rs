@@ -70,6 +70,10 @@ pub enum StatsError {
 /// gigabytes.
 pub const DENSE_WALK_LIMIT_BITS: u32 = 26;
 
+/// Why the whole-game passes skip an opening book.
+const PARTIAL_NOTE: &str = "not computed: the database is an opening book (the positions of \
+     its first moves only); complete games and heuristics need a complete database";
+
 /// What to compute.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -220,6 +224,14 @@ pub fn compute(
 ) -> Result<Stats, StatsError> {
     let desc = g.descriptor();
     let dense = db.header().kind == LayoutKind::Dense;
+    // An opening book holds the states of its first moves only: counting
+    // games or testing moves would walk off its edge.
+    let complete = db.header().is_complete();
+    if !complete && matches!(&options.heuristics, Some(Some(_))) {
+        return Err(StatsError::Unsupported(format!(
+            "heuristics: {PARTIAL_NOTE}"
+        )));
+    }
     // Pick the heuristics first: a bad name is the caller's mistake, and
     // should be reported before any work.
     let all = heuristics;
@@ -261,8 +273,11 @@ pub fn compute(
         outcomes: (!counts.unknown_outcome).then_some(counts.outcomes),
     };
 
-    let too_big = dense && desc.key_bits > DENSE_WALK_LIMIT_BITS;
+    let too_big = !complete || (dense && desc.key_bits > DENSE_WALK_LIMIT_BITS);
     let too_big_note = || {
+        if !complete {
+            return PARTIAL_NOTE.to_owned();
+        }
         format!(
             "not computed: this pass visits every one of the 2^{} positions' moves; \
              it is limited to 2^{DENSE_WALK_LIMIT_BITS}",

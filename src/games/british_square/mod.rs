@@ -404,6 +404,14 @@ impl BritishSquare {
             _ => {}
         }
         let (nx, no) = (x.count_ones(), o.count_ones());
+        if !x_can {
+            // Neither side can move: the game is over, whoever is to move.
+            return Ok(if nx <= no {
+                Player::First
+            } else {
+                Player::Second
+            });
+        }
         if nx == no {
             Ok(Player::First)
         } else if nx == no + 1 {
@@ -521,7 +529,10 @@ impl Game for BritishSquare {
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         let t = text.trim();
         if t.is_empty() {
-            return Err(PositionError::malformed(text, "empty position"));
+            return Err(PositionError::malformed(
+                text,
+                "empty position (`start` is the start)",
+            ));
         }
         if t.eq_ignore_ascii_case("start") {
             return Ok(self.start());

@@ -6,6 +6,10 @@ use crate::core::MoveMark;
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for BritishSquare {
+    fn move_notation(&self) -> &'static str {
+        "a cell number (0 to 24 on 5x5) or a coordinate like c3"
+    }
+
     fn move_code_name(&self) -> &'static str {
         "cell"
     }

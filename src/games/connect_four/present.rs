@@ -7,6 +7,10 @@ use crate::core::{Move, MoveMark, Player};
 use crate::render::{signed, style_padded, Presentation};
 
 impl Presentation for ConnectFour {
+    fn move_notation(&self) -> &'static str {
+        "a column number, 1 from the left"
+    }
+
     fn move_code_name(&self) -> &'static str {
         "column"
     }

@@ -11,6 +11,12 @@ use crate::solve::book::{BookError, BookGame};
 impl BookGame for Dandelions {
     type Searcher = Solver;
 
+    /// Entries are 16 bytes: the table has half as many entries as the
+    /// words asked for, between 2^10 and 2^30.
+    fn table_bits_range(&self) -> std::ops::RangeInclusive<u32> {
+        11..=31
+    }
+
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
         // Entries are 16 bytes: half as many for the same memory.
         Ok((0..n.max(1))

@@ -7,9 +7,9 @@ use std::fmt;
 /// The 8 wind directions, clockwise from east: their names.
 pub const DIRECTION_NAMES: [&str; 8] = ["E", "SE", "S", "SW", "W", "NW", "N", "NE"];
 /// Row step of each direction (rows grow southwards).
-const DR: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
+pub(super) const DR: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
 /// Column step of each direction (columns grow eastwards).
-const DC: [i32; 8] = [1, 1, 0, -1, -1, -1, 0, 1];
+pub(super) const DC: [i32; 8] = [1, 1, 0, -1, -1, -1, 0, 1];
 
 /// Turns of a game: 7 flowers and 7 winds, alternating.
 pub const TURNS: u32 = 14;

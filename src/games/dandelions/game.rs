@@ -248,7 +248,13 @@ impl Game for Dandelions {
 
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         let t = text.trim();
-        if t.is_empty() || t.eq_ignore_ascii_case("start") {
+        if t.is_empty() {
+            return Err(PositionError::malformed(
+                text,
+                "empty position (`start` is the start)",
+            ));
+        }
+        if t.eq_ignore_ascii_case("start") {
             return Ok(self.start());
         }
         let n = self.geo.cells();

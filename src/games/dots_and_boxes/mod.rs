@@ -358,7 +358,7 @@ impl Game for DotsAndBoxes {
             [] => {
                 return Err(PositionError::malformed(
                     text,
-                    "no edges: write `none` for the empty board",
+                    "empty position (`start` is the start; `none` the empty board)",
                 ))
             }
             [t] if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("start") => {}

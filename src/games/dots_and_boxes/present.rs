@@ -8,6 +8,10 @@ use crate::core::MoveMark;
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for DotsAndBoxes {
+    fn move_notation(&self) -> &'static str {
+        "an edge number (see the board)"
+    }
+
     fn move_code_name(&self) -> &'static str {
         "edge"
     }

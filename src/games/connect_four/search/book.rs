@@ -14,6 +14,10 @@ use crate::solve::book::{BookError, BookGame};
 impl BookGame for ConnectFour {
     type Searcher = Solver;
 
+    fn table_bits_range(&self) -> std::ops::RangeInclusive<u32> {
+        super::table::MIN_BITS..=super::table::MAX_BITS
+    }
+
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
         let first =
             Solver::with_table_bits(table_bits).map_err(|e| BookError::Searcher(e.to_string()))?;
