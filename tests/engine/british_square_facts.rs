@@ -59,7 +59,7 @@ fn stats(variant: &str) -> &'static boardsolve::analysis::stats::Stats {
 }
 
 fn vectors() -> Vec<Vec<String>> {
-    include_str!("vectors/british_square.txt")
+    include_str!("../vectors/british_square.txt")
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split_whitespace().map(str::to_owned).collect())

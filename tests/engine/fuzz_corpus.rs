@@ -4,11 +4,10 @@
 //! `cargo test`: no nightly toolchain, no libFuzzer. The fuzzers themselves
 //! run outside CI (`fuzz/README.md`).
 
-mod fuzz_bodies;
 
 use std::path::{Path, PathBuf};
 
-use fuzz_bodies::TARGETS;
+use crate::fuzz_bodies::TARGETS;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")

@@ -153,7 +153,7 @@ fn three_by_three_is_a_win_by_three_for_the_second_player() {
 #[test]
 fn root_values_match_the_vector_file() {
     let mut checked = 0;
-    for line in include_str!("vectors/dots_and_boxes.txt").lines() {
+    for line in include_str!("../vectors/dots_and_boxes.txt").lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             [] => {}

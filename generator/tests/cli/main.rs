@@ -1,0 +1,5 @@
+//! The generator as users run it, one test binary.
+
+mod basics;
+mod connect_four_cli;
+mod crash_safety;

@@ -1,0 +1,14 @@
+//! The query tool as users and scripts run it, one test binary.
+
+mod batch_garbage;
+mod basics;
+mod connect_four_cli;
+mod corruption;
+mod dandelions_cli;
+mod dots_and_boxes_cli;
+mod first_contact;
+mod many_readers;
+mod play_cli;
+mod python_reader;
+mod stats_cli;
+mod svg_color_cli;

@@ -1,0 +1,17 @@
+//! The library's integration tests, one binary: cross-checks against plain
+//! reference solvers, published facts, symmetry properties, pictures, the
+//! statistics, and the fuzz corpus replayed.
+
+#[path = "../fuzz_bodies/mod.rs"]
+mod fuzz_bodies;
+mod british_square_facts;
+mod connect_four_benchmarks;
+mod connect_four_book;
+mod connect_four_reference;
+mod dandelions_reference;
+mod dots_and_boxes_reference;
+mod fuzz_corpus;
+mod reference_solver;
+mod stats;
+mod svg;
+mod symmetry_props;
