@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use boardsolve::bars::Bars;
+use boardsolve::bars::{duration, Bars};
 use boardsolve::cli::{EXIT_FAILURE, EXIT_STATUS_HELP, EXIT_SUCCESS, EXIT_USAGE};
 use boardsolve::core::Solved;
 use boardsolve::registry::{self, AnyGame, DatabaseKind};
@@ -115,6 +115,44 @@ fn list_games() -> String {
     out
 }
 
+/// What the run is expected to cost, in one line for stderr.
+fn expectation(game: &AnyGame, depth: u32, table_bits: u32, threads: usize) -> String {
+    let what = match game.database_kind() {
+        DatabaseKind::Complete => format!("solving {}", game.label()),
+        DatabaseKind::Book { .. } => {
+            format!(
+                "building the {} opening book of depth {depth}",
+                game.label()
+            )
+        }
+    };
+    match game.estimate(depth, table_bits, threads) {
+        Some(e) if e.wall_seconds(threads) < 1.0 => format!(
+            "generator: {what}: expect under a second and at most about {} of memory",
+            bytes(e.peak_bytes)
+        ),
+        Some(e) => format!(
+            "generator: {what}: expect about {} on {threads} thread{} ({} of CPU) and at most \
+             about {} of memory, as measured on a 2-core machine",
+            duration(e.wall_seconds(threads)),
+            if threads == 1 { "" } else { "s" },
+            duration(e.cpu_seconds),
+            bytes(e.peak_bytes)
+        ),
+        None => format!("generator: {what}: no estimate of its time for this size"),
+    }
+}
+
+/// A size in bytes as people read it.
+fn bytes(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{:.1} GB", n / 1e9)
+    } else {
+        format!("{:.0} MB", (n / 1e6).max(1.0))
+    }
+}
+
 /// Checks the options against the game, before any work.
 fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
     let label = game.label();
@@ -171,6 +209,15 @@ fn run(args: Args) -> Result<(), Failure> {
     }
     let pool = pool.build().context("cannot start worker threads")?;
     let bars = Bars::new(args.quiet);
+    if !args.quiet {
+        let threads = pool.current_num_threads();
+        let depth = match game.database_kind() {
+            DatabaseKind::Book { default_depth } => args.depth.unwrap_or(default_depth),
+            DatabaseKind::Complete => 0,
+        };
+        let table_bits = args.table_bits.unwrap_or(BookOptions::new(0).table_bits);
+        eprintln!("{}", expectation(&game, depth, table_bits, threads));
+    }
     let t0 = Instant::now();
     let mut checkpoint = None;
     let solution = match game.database_kind() {

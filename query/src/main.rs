@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use boardsolve::analysis::analyze_weak;
 use boardsolve::analysis::verify::verify;
-use boardsolve::bars::Bars;
+use boardsolve::bars::{Bars, Spinner};
 use boardsolve::core::layout::LayoutKind;
 use boardsolve::registry::{self, AnyGame};
 use boardsolve::render::{signed, Presentation};
@@ -326,7 +326,10 @@ impl Source {
     /// game that has one, else the database.
     fn oracle(&self) -> Result<Box<dyn Oracle + '_>, Failure> {
         match self.game.live(self.db.as_ref(), TABLE_BITS) {
-            Some(live) => live.map_err(|e| Failure::from(anyhow::Error::new(e))),
+            // Searches that take a while show a spinner.
+            Some(live) => live
+                .map(Spinner::wrap)
+                .map_err(|e| Failure::from(anyhow::Error::new(e))),
             None => Ok(Box::new(self.database()?)),
         }
     }

@@ -36,7 +36,18 @@ pub trait Oracle: Sync {
         out.clear();
         out.extend(values.into_iter().map(|v| v.map(|v| v.net.signum())));
     }
+
+    /// For an oracle that searches: the count of the nodes it has visited,
+    /// which grows while a long search runs. `None` for one that only looks
+    /// values up.
+    fn node_counter(&self) -> Option<NodeCounter> {
+        None
+    }
 }
+
+/// The nodes a searching oracle has visited so far, shared with whoever
+/// shows them (see [`Oracle::node_counter`]).
+pub type NodeCounter = std::sync::Arc<std::sync::atomic::AtomicU64>;
 
 impl<T: Oracle + ?Sized> Oracle for &T {
     fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
@@ -49,6 +60,10 @@ impl<T: Oracle + ?Sized> Oracle for &T {
 
     fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
         (**self).outcomes(keys, out);
+    }
+
+    fn node_counter(&self) -> Option<NodeCounter> {
+        (**self).node_counter()
     }
 }
 

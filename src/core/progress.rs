@@ -10,6 +10,9 @@ pub trait Progress: Sync {
     fn advance(&self, _n: u64) {}
     /// The current phase is over.
     fn finish_phase(&self) {}
+    /// Something the user should know about the work (that it resumes an
+    /// interrupted run, say), one line.
+    fn note(&self, _message: &str) {}
 }
 
 /// A [`Progress`] that reports nothing.

@@ -23,8 +23,9 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -65,6 +66,13 @@ pub trait BookGame: Game + Sync {
     /// from the signs of its children.
     fn search_outcome(&self, searcher: &mut Self::Searcher, state: u64) -> i32 {
         self.search(searcher, state).net.signum()
+    }
+
+    /// Lets `searcher` add the nodes of its searches to `counter` as it
+    /// goes (for a progress display). Games whose search counts no nodes
+    /// ignore it.
+    fn count_nodes(&self, searcher: &mut Self::Searcher, counter: Arc<AtomicU64>) {
+        let _ = (searcher, counter);
     }
 
     /// Lets `searchers` take the values of `book` (a database of this game
@@ -156,11 +164,12 @@ pub fn build_book<G: BookGame>(
     let layout = RecordLayout::for_game(game.descriptor());
     let start = game.canonical(game.start());
 
-    // 1. The layers, forward.
-    progress.start_phase("enumerate", depth as u64);
+    // 1. The layers, forward: one phase per layer, counted in parents
+    // (the last layers hold nearly all the states).
     let mut layers: Vec<Vec<u64>> = vec![vec![start]];
-    for _ in 0..depth {
+    for k in 0..depth {
         let prev = layers.last().map_or(&[][..], |l| &l[..]);
+        progress.start_phase(&format!("layer {}", k + 1), prev.len() as u64);
         let mut next: Vec<u64> = prev
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
@@ -171,15 +180,15 @@ pub fn build_book<G: BookGame>(
                     game.canonical_children(key, &mut edges);
                     out.extend(edges.iter().map(|e| e.child));
                 }
+                progress.advance(chunk.len() as u64);
                 out
             })
             .collect();
         next.par_sort_unstable();
         next.dedup();
         layers.push(next);
-        progress.advance(1);
+        progress.finish_phase();
     }
-    progress.finish_phase();
 
     // 2. The deepest layer, by search.
     let deepest = &layers[depth];
@@ -187,16 +196,16 @@ pub fn build_book<G: BookGame>(
         search_layer(game, deepest, depth as u32, &layout, options, progress)?;
 
     // 3. Every shallower layer, by minimax over its children.
-    progress.start_phase("minimax", depth as u64);
     let mut all_values: Vec<Vec<Value>> = Vec::with_capacity(depth + 1);
     for k in (0..depth).rev() {
+        progress.start_phase(&format!("minimax {k}"), layers[k].len() as u64);
         let next_keys = Index::new(&layers[k + 1]);
         let next_values = &values;
         let layer_values: Vec<Value> = layers[k]
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
                 let mut edges: Vec<Edge> = Vec::with_capacity(32);
-                chunk
+                let values = chunk
                     .iter()
                     .map(|&key| {
                         edges.clear();
@@ -214,15 +223,16 @@ pub fn build_book<G: BookGame>(
                         }
                         Ok(best.unwrap_or(Value::TERMINAL))
                     })
-                    .collect::<Vec<Result<Value, BookError>>>()
+                    .collect::<Vec<Result<Value, BookError>>>();
+                progress.advance(chunk.len() as u64);
+                values
             })
             .collect::<Result<_, _>>()?;
         all_values.push(std::mem::replace(&mut values, layer_values));
-        progress.advance(1);
+        progress.finish_phase();
     }
     all_values.push(values);
     all_values.reverse();
-    progress.finish_phase();
 
     // 4. Records, sorted by key.
     progress.start_phase("sort", 1);
@@ -407,11 +417,13 @@ fn search_layer<G: BookGame>(
         None => None,
     };
     let mut found = vec![false; keys.len()];
+    let mut resumed = 0usize;
     if let Some(cp) = &checkpoint {
         for &record in &cp.done {
             // A record of a state not in the layer is damage: ignored.
             if let Ok(i) = keys.binary_search(&layout.key(record)) {
                 values[i] = layout.value(record);
+                resumed += usize::from(!found[i]);
                 found[i] = true;
             }
         }
@@ -441,6 +453,14 @@ fn search_layer<G: BookGame>(
             .collect()
     };
     let total = todo.len() as u64;
+    if let (Some(path), true) = (&options.checkpoint, resumed > 0) {
+        progress.note(&format!(
+            "resuming from {}: {resumed} of the {} positions of layer {depth} to search are \
+             done, {total} left",
+            path.display(),
+            resumed + todo.len()
+        ));
+    }
     progress.start_phase("search", total);
     let searchers = options.searchers.max(1).min(todo.len().max(1));
     let next = AtomicUsize::new(0);

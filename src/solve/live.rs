@@ -15,7 +15,7 @@
 use std::sync::Mutex;
 
 use super::book::{BookError, BookGame};
-use crate::core::{BookSource, Edge, Oracle, Value};
+use crate::core::{BookSource, Edge, NodeCounter, Oracle, Value};
 
 /// The default `log2` of the transposition table entries: 2^26 entries,
 /// 512 MiB of 8-byte entries, mapped only as the search fills them (an
@@ -29,6 +29,8 @@ pub struct LiveSearch<'a, G: BookGame> {
     table_bits: u32,
     /// Idle searchers; a thread takes one for a call and puts it back.
     searchers: Mutex<Vec<G::Searcher>>,
+    /// The nodes every searcher has visited.
+    nodes: NodeCounter,
 }
 
 impl<'a, G: BookGame> LiveSearch<'a, G> {
@@ -45,11 +47,16 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
             // Searches take the book's values at the states it holds.
             game.attach_book(&mut searchers, b);
         }
+        let nodes = NodeCounter::default();
+        for s in &mut searchers {
+            game.count_nodes(s, nodes.clone());
+        }
         Ok(LiveSearch {
             game,
             book,
             table_bits,
             searchers: Mutex::new(searchers),
+            nodes,
         })
     }
 
@@ -110,6 +117,9 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
             if let Some(b) = self.book {
                 self.game.attach_book(&mut made, b);
             }
+            for s in &mut made {
+                self.game.count_nodes(s, self.nodes.clone());
+            }
             made.pop()
         });
         let out = f(searcher.as_mut());
@@ -137,6 +147,10 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
     fn is_complete(&self) -> bool {
         // Every valid state has a value.
         true
+    }
+
+    fn node_counter(&self) -> Option<NodeCounter> {
+        Some(self.nodes.clone())
     }
 
     fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {

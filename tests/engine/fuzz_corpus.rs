@@ -4,7 +4,6 @@
 //! `cargo test`: no nightly toolchain, no libFuzzer. The fuzzers themselves
 //! run outside CI (`fuzz/README.md`).
 
-
 use std::path::{Path, PathBuf};
 
 use crate::fuzz_bodies::TARGETS;

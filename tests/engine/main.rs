@@ -2,14 +2,14 @@
 //! reference solvers, published facts, symmetry properties, pictures, the
 //! statistics, and the fuzz corpus replayed.
 
-#[path = "../fuzz_bodies/mod.rs"]
-mod fuzz_bodies;
 mod british_square_facts;
 mod connect_four_benchmarks;
 mod connect_four_book;
 mod connect_four_reference;
 mod dandelions_reference;
 mod dots_and_boxes_reference;
+#[path = "../fuzz_bodies/mod.rs"]
+mod fuzz_bodies;
 mod fuzz_corpus;
 mod reference_solver;
 mod stats;

@@ -1,7 +1,7 @@
 //! The query tool as users and scripts run it, one test binary.
 
-mod batch_garbage;
 mod basics;
+mod batch_garbage;
 mod connect_four_cli;
 mod corruption;
 mod dandelions_cli;

@@ -24,6 +24,14 @@ impl BookGame for Dandelions {
             .collect())
     }
 
+    fn count_nodes(
+        &self,
+        solver: &mut Solver,
+        counter: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    ) {
+        solver.set_node_counter(Some(counter));
+    }
+
     fn search(&self, solver: &mut Solver, state: u64) -> Value {
         let f = self.f(state);
         // Late states: one full-window search without the table is faster

@@ -11,6 +11,9 @@
 //! Remoteness is at most 14, so `S` stays within `D`'s band and `|S| >= 17`.
 //! One ply up, `S` moves one step toward zero.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use super::field::{Field, Geometry, TURNS};
 
 /// `S` of a finished state with outcome `d`.
@@ -42,7 +45,13 @@ pub struct Solver {
     nodes: u64,
     /// States with at most this many turns left are not stored.
     shallow: u32,
+    /// Where the search adds its nodes as it goes, in steps of
+    /// [`NODE_REPORT`], for progress displays.
+    counter: Option<Arc<AtomicU64>>,
 }
+
+/// Nodes between two reports to a solver's node counter.
+pub const NODE_REPORT: u64 = 1 << 16;
 
 /// Entries with at most this many turns left are not stored: they are
 /// cheaper to search again than to look up.
@@ -63,7 +72,14 @@ impl Solver {
             mask: (1usize << bits) - 1,
             nodes: 0,
             shallow: SHALLOW,
+            counter: None,
         }
+    }
+
+    /// Lets searches add their nodes to `counter` while they run (see
+    /// [`NODE_REPORT`]).
+    pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.counter = counter;
     }
 
     /// The geometry.
@@ -327,6 +343,11 @@ impl Solver {
     /// value `>= beta` a lower bound, anything between exact.
     fn search(&mut self, f: &Field, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
+        if self.nodes.is_multiple_of(NODE_REPORT) {
+            if let Some(c) = &self.counter {
+                c.fetch_add(NODE_REPORT, Ordering::Relaxed);
+            }
+        }
         let geo = &self.geo;
         let covered = f.covered();
         if covered == geo.full() {

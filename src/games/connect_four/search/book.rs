@@ -26,6 +26,14 @@ impl BookGame for ConnectFour {
         Ok(all)
     }
 
+    fn count_nodes(
+        &self,
+        solver: &mut Solver,
+        counter: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    ) {
+        solver.set_node_counter(Some(counter));
+    }
+
     fn search(&self, solver: &mut Solver, state: u64) -> Value {
         let p = self.pos(state);
         let score = if p.is_over() { 0 } else { solver.solve(&p) };

@@ -10,6 +10,7 @@
 mod book;
 mod table;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::bits::{self, Geometry, Standard};
@@ -114,6 +115,8 @@ pub struct Solver {
     nodes: u64,
     variant: Option<Variant>,
     book: Option<Arc<BookScores>>,
+    /// Where a search adds its nodes as it goes, for progress displays.
+    counter: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Solver {
@@ -147,6 +150,7 @@ impl Solver {
             nodes: 0,
             variant: None,
             book: None,
+            counter: None,
         }
     }
 
@@ -159,6 +163,7 @@ impl Solver {
             nodes: 0,
             variant: self.variant,
             book: self.book.clone(),
+            counter: self.counter.clone(),
         }
     }
 
@@ -196,6 +201,12 @@ impl Solver {
     /// [`Solver::reset_nodes`] was last called.
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// Lets searches add their nodes to `counter` while they run, in steps
+    /// of [`NODE_REPORT`] (a spinner shows them during a long search).
+    pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.counter = counter;
     }
 
     /// Sets the node counter back to zero.
@@ -312,9 +323,11 @@ impl Solver {
         }
         let (current, mask) = (position.current(), position.mask());
         let (score, nodes) = if v == Variant::STANDARD {
-            Search::new(Standard, &mut self.table, book).root(current, mask, moves, weak, guess)
+            Search::new(Standard, &mut self.table, book, self.counter.as_deref())
+                .root(current, mask, moves, weak, guess)
         } else {
-            Search::new(v.geometry(), &mut self.table, book).root(current, mask, moves, weak, guess)
+            Search::new(v.geometry(), &mut self.table, book, self.counter.as_deref())
+                .root(current, mask, moves, weak, guess)
         };
         self.nodes += nodes;
         score
@@ -342,10 +355,20 @@ struct Search<'t, G: Geometry> {
     /// The book, and the most stones of its positions (-1 without one).
     book: Option<&'t BookScores>,
     book_depth: i32,
+    /// Where the nodes are reported as the search goes.
+    counter: Option<&'t AtomicU64>,
 }
 
+/// Nodes between two reports to a solver's node counter.
+pub const NODE_REPORT: u64 = 1 << 16;
+
 impl<'t, G: Geometry> Search<'t, G> {
-    fn new(g: G, table: &'t mut Table, book: Option<&'t BookScores>) -> Self {
+    fn new(
+        g: G,
+        table: &'t mut Table,
+        book: Option<&'t BookScores>,
+        counter: Option<&'t AtomicU64>,
+    ) -> Self {
         let mut order = [0; 16];
         for (i, c) in bits::centre_order(g.width()).into_iter().enumerate() {
             order[i] = c;
@@ -357,6 +380,7 @@ impl<'t, G: Geometry> Search<'t, G> {
             order,
             book,
             book_depth: book.map_or(-1, |b| b.depth as i32),
+            counter,
         }
     }
 
@@ -444,6 +468,11 @@ impl<'t, G: Geometry> Search<'t, G> {
     ) -> i32 {
         debug_assert!(alpha < beta);
         self.nodes += 1;
+        if self.nodes.is_multiple_of(NODE_REPORT) {
+            if let Some(c) = self.counter {
+                c.fetch_add(NODE_REPORT, Ordering::Relaxed);
+            }
+        }
         let g = self.g;
         let cells = g.cells();
         let next = bits::non_losing_moves(g, current, mask);

@@ -3,6 +3,10 @@
 //! what each game's database is), so that the command-line tools and the
 //! layers below know no game by heart.
 
+mod estimate;
+
+pub use estimate::Estimate;
+
 use crate::analysis::verify::check_header;
 use crate::core::Progress;
 use crate::core::{BoundHeuristic, Game, Oracle, Solution, Solved, VariantError};
