@@ -111,7 +111,7 @@ pub const GAMES: &[GameInfo] = &[
                    north-east; `-` none), e.g. \"F****.................... 0\"",
         example: "F****.................... 0",
         file_stem: "dandelions",
-        kind: DatabaseKind::Book { default_depth: 6 },
+        kind: DatabaseKind::Book { default_depth: 5 },
     },
 ];
 

@@ -13,7 +13,7 @@ use predicates::str::contains;
 
 /// A directory holding the default files of British Square (5x5, `bsq.db`)
 /// and Dots and Boxes (3x3, `dab.db`), written once.
-fn defaults() -> &'static Path {
+pub(crate) fn defaults() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@ mod batch_garbage;
 mod connect_four_cli;
 mod corruption;
 mod dandelions_cli;
+mod docs;
 mod dots_and_boxes_cli;
 mod first_contact;
 mod many_readers;
