@@ -93,6 +93,23 @@ impl Svg {
         );
     }
 
+    /// A move's box: filled with the colour of its outcome and, for a best
+    /// move, outlined in bold `inset` pixels inside its edge.
+    pub fn move_box(&mut self, x: i32, y: i32, w: i32, h: i32, m: &MoveMark, inset: i32) {
+        self.rect(x, y, w, h, fill(m.outcome), "#999999", "");
+        if m.best {
+            self.rect(
+                x + inset,
+                y + inset,
+                w - 2 * inset,
+                h - 2 * inset,
+                "none",
+                "#222222",
+                " stroke-width=\"4\"",
+            );
+        }
+    }
+
     /// A circle.
     pub fn circle(&mut self, cx: i32, cy: i32, r: i32, fill: &str, stroke: &str, width: i32) {
         let _ = writeln!(

@@ -70,7 +70,10 @@ fn parse_command(line: &str, place: &str) -> Example {
         words.truncate(i);
     }
     assert!(
-        matches!(words.first().map(String::as_str), Some("query" | "generator")),
+        matches!(
+            words.first().map(String::as_str),
+            Some("query" | "generator")
+        ),
         "{place}: only query and generator commands can be checked: {line}"
     );
     Example {

@@ -106,18 +106,7 @@ impl BritishSquare {
             let (cx, cy) = (px + CELL / 2, py + CELL / 2);
             if let Some(m) = moves.iter().find(|m| u32::from(m.mv.0) == cell) {
                 pic.begin_move(m, &cell.to_string());
-                pic.rect(px, py, CELL, CELL, svg::fill(m.outcome), "#999999", "");
-                if m.best {
-                    pic.rect(
-                        px + 3,
-                        py + 3,
-                        CELL - 6,
-                        CELL - 6,
-                        "none",
-                        "#222222",
-                        " stroke-width=\"4\"",
-                    );
-                }
+                pic.move_box(px, py, CELL, CELL, m, 3);
                 let weight = if m.best { "bold" } else { "normal" };
                 pic.text(
                     cx,

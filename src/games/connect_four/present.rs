@@ -149,18 +149,7 @@ impl ConnectFour {
                 top + (h - 1 - r) * CELL + CELL / 2,
             );
             pic.circle(cx, cy, CELL / 2 - 6, "none", svg::ink(m.outcome), 5);
-            pic.rect(bx, by, CELL - 8, 36, svg::fill(m.outcome), "#999999", "");
-            if m.best {
-                pic.rect(
-                    bx + 2,
-                    by + 2,
-                    CELL - 12,
-                    32,
-                    "none",
-                    "#222222",
-                    " stroke-width=\"4\"",
-                );
-            }
+            pic.move_box(bx, by, CELL - 8, 36, m, 2);
             let weight = if m.best { "bold" } else { "normal" };
             pic.text(
                 bx + CELL / 2 - 4,

@@ -146,18 +146,7 @@ impl Dandelions {
             let mark = moves.iter().find(|m| planting && u32::from(m.mv.0) == cell);
             if let Some(m) = mark {
                 pic.begin_move(m, &self.cell_name(cell));
-                pic.rect(px, py, CELL, CELL, svg::fill(m.outcome), "#999999", "");
-                if m.best {
-                    pic.rect(
-                        px + 3,
-                        py + 3,
-                        CELL - 6,
-                        CELL - 6,
-                        "none",
-                        "#222222",
-                        " stroke-width=\"4\"",
-                    );
-                }
+                pic.move_box(px, py, CELL, CELL, m, 3);
                 if seeded {
                     // Seeded (a flower may still go here): a small seed above
                     // the value.
@@ -221,18 +210,7 @@ impl Dandelions {
                 .find(|m| !planting && m.mv.0 == WIND + d as u16);
             if let Some(m) = mark {
                 pic.begin_move(m, name);
-                pic.rect(bx, by, BOX, BOX, svg::fill(m.outcome), "#999999", "");
-                if m.best {
-                    pic.rect(
-                        bx + 3,
-                        by + 3,
-                        BOX - 6,
-                        BOX - 6,
-                        "none",
-                        "#222222",
-                        " stroke-width=\"4\"",
-                    );
-                }
+                pic.move_box(bx, by, BOX, BOX, m, 3);
                 pic.text(mid, by + 17, 13, "middle", "normal", "#333333", name);
                 let weight = if m.best { "bold" } else { "normal" };
                 pic.text(
