@@ -47,6 +47,21 @@ fn json_move(out: &mut String, game: &dyn Presentation, mv: Move) {
     out.push('"');
 }
 
+/// Opens a move's object: `{"move":NAME,"CODE":NUMBER` (the number `null`
+/// for a pass).
+fn json_move_fields(out: &mut String, game: &dyn Presentation, code: &str, mv: Move) {
+    out.push_str("{\"move\":");
+    json_move(out, game, mv);
+    out.push_str(",\"");
+    out.push_str(code);
+    out.push_str("\":");
+    if mv == Move::PASS {
+        out.push_str("null");
+    } else {
+        push_int(out, game.move_number(mv));
+    }
+}
+
 /// One JSON object (no newline) for an answered position.
 pub fn json(
     game: &dyn Presentation,
@@ -87,16 +102,7 @@ pub fn json(
         if i > 0 {
             o.push(',');
         }
-        o.push_str("{\"move\":");
-        json_move(&mut o, game, m.mv);
-        o.push_str(",\"");
-        o.push_str(code);
-        o.push_str("\":");
-        if m.mv == Move::PASS {
-            o.push_str("null");
-        } else {
-            push_int(&mut o, game.move_number(m.mv));
-        }
+        json_move_fields(&mut o, game, code, m.mv);
         o.push_str(",\"value\":");
         push_int(&mut o, m.score);
         game.outcome_json(m.score, &mut o);
@@ -278,9 +284,10 @@ fn weak_word(result: i32) -> &'static str {
 /// side to move, and for every move.
 pub fn weak_human(game: &dyn Presentation, w: &WeakAnalysis) -> String {
     let mut o = String::new();
-    let me = game.player_name(w.to_move);
-    let _ = writeln!(o, "Position:   {}", game.format_position(w.state));
-    let _ = writeln!(o, "{}", game.render(w.state));
+    let me = game.player_name(w.position.to_move);
+    let state = w.position.state;
+    let _ = writeln!(o, "Position:   {}", game.format_position(state));
+    let _ = writeln!(o, "{}", game.render(state));
     let _ = writeln!(o, "To move:    {me}");
     if w.is_terminal() {
         let _ = writeln!(o, "Game over.");
@@ -309,9 +316,9 @@ pub fn weak_json(game: &dyn Presentation, input: &str, w: &WeakAnalysis) -> Stri
     o.push_str("{\"input\":");
     json_str(&mut o, input);
     o.push_str(",\"position\":");
-    json_str(&mut o, &game.format_position(w.state));
+    json_str(&mut o, &game.format_position(w.position.state));
     o.push_str(",\"to_move\":\"");
-    o.push_str(game.player_name(w.to_move));
+    o.push_str(game.player_name(w.position.to_move));
     o.push_str("\",\"weak\":true,\"value\":");
     push_int(&mut o, w.result);
     o.push_str(",\"positionValue\":\"");
@@ -328,12 +335,7 @@ pub fn weak_json(game: &dyn Presentation, input: &str, w: &WeakAnalysis) -> Stri
         if i > 0 {
             o.push(',');
         }
-        o.push_str("{\"move\":");
-        json_move(&mut o, game, m);
-        o.push_str(",\"");
-        o.push_str(game.move_code_name());
-        o.push_str("\":");
-        push_int(&mut o, game.move_number(m));
+        json_move_fields(&mut o, game, game.move_code_name(), m);
         o.push_str(",\"value\":");
         push_int(&mut o, r);
         o.push_str(if r == w.result {

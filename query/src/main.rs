@@ -388,7 +388,7 @@ fn answer_one(
     } = mode;
     let position = game.parse(input).map_err(|e| e.to_string())?;
     if weak {
-        let w = analyze_weak(game, db, position.state).map_err(|e| e.to_string())?;
+        let w = analyze_weak(game, db, &position).map_err(|e| e.to_string())?;
         return Ok(if json {
             answer::weak_json(game, input, &w)
         } else {
@@ -606,9 +606,13 @@ fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
                     game.label(),
                     report.records,
                     if report.children_checked {
-                        ", every value re-derived from its children"
+                        ", every value re-derived from its children".to_owned()
                     } else {
-                        ""
+                        format!(
+                            ", the {} positions whose children are in the book re-derived from \
+                             them",
+                            report.derived
+                        )
                     }
                 ))?;
             }
@@ -692,6 +696,11 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
 }
 
 fn run_play(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
+    if db_args.json {
+        return Err(usage(
+            "--json does not apply to play, which talks to people",
+        ));
+    }
     let source = Source::open(db_args)?;
     let oracle = source.oracle()?;
     play_with(source.game.present(), &*oracle, args, color)

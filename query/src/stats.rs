@@ -186,16 +186,23 @@ fn human(
 fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, second: &str) {
     let kind = if s.dense {
         "positions (every key: the file stores all, no symmetry reduction)"
-    } else {
+    } else if s.complete {
         "canonical states (one per symmetry class, forced-pass states included)"
+    } else {
+        "canonical states of an opening book (the positions of its first moves only)"
     };
     let _ = writeln!(o, "\nStates: {} {kind}", grouped(s.states.into()));
     let t = &s.terminals;
+    let ends = if s.complete {
+        "Ends of the game"
+    } else {
+        "Ends of the game in the book"
+    };
     match t.outcomes {
         Some([a, b, c]) => {
             let _ = writeln!(
                 o,
-                "Ends of the game: {} state{}: {first} wins {}, {second} wins {}, ties {}",
+                "{ends}: {} state{}: {first} wins {}, {second} wins {}, ties {}",
                 grouped(t.count.into()),
                 plural(t.count),
                 grouped(a.into()),
@@ -206,8 +213,8 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
         None => {
             let _ = writeln!(
                 o,
-                "Ends of the game: {} state{} (who wins depends on the moves that led there: \
-                 the key holds no score)",
+                "{ends}: {} state{} (who wins depends on the moves that led there: the key \
+                 holds no score)",
                 grouped(t.count.into()),
                 plural(t.count)
             );
@@ -336,6 +343,8 @@ struct JsonStats {
     variant: String,
     /// "canonical" (one state per symmetry class) or "every-key".
     states_counted: &'static str,
+    /// False for an opening book: the counts are of its states only.
+    complete: bool,
     value_meaning: String,
     players: [&'static str; 2],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -470,6 +479,7 @@ fn to_json(
         game: s.game,
         variant: s.variant.clone(),
         states_counted: if s.dense { "every-key" } else { "canonical" },
+        complete: s.complete,
         value_meaning: if g.lead(g.start()).is_some() {
             g.score_meaning().to_owned()
         } else {

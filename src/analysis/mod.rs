@@ -286,11 +286,10 @@ fn analyze_with(
 /// A position answered as win, draw or loss only ([`analyze_weak`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WeakAnalysis {
-    /// The state.
-    pub state: u64,
-    /// The side to move.
-    pub to_move: Player,
-    /// For the side to move, from here on: 1 a win, 0 a draw, -1 a loss.
+    /// The position.
+    pub position: Position,
+    /// For the side to move, as [`Analysis::result`] counts: 1 a win, 0 a
+    /// draw, -1 a loss.
     pub result: i32,
     /// Every legal move with its result for the player making it, in move
     /// order.
@@ -312,50 +311,71 @@ impl WeakAnalysis {
     }
 }
 
-/// Analyses a state for the outcome only (win, draw or loss of what the
-/// side to move nets from here on, for the position and every move): from
-/// the oracle's [`Oracle::outcomes`], much faster than exact values where
-/// the oracle searches. A move that scores and does not end the game is
-/// valued exactly (signs alone do not add up).
+/// Analyses a position for the outcome only: win, draw or loss for the side
+/// to move and for every move, counted as [`Analysis::result`] counts (with
+/// the score so far when the position gives it). From the oracle's
+/// [`Oracle::outcomes`] where signs are enough, which is much faster than
+/// exact values where the oracle searches: when nobody has scored yet and
+/// a move that scores ends the game. Otherwise signs do not add up, and the
+/// exact analysis decides.
 pub fn analyze_weak(
     game: &dyn Game,
     db: &dyn Oracle,
-    state: u64,
+    position: &Position,
 ) -> Result<WeakAnalysis, QueryError> {
+    let state = position.state;
     let mut edges = Vec::new();
     game.moves(state, &mut edges);
-    let keys: Vec<u64> = edges.iter().map(|e| game.canonical(e.child)).collect();
-    let mut outcomes = Vec::new();
-    db.outcomes(&keys, &mut outcomes);
-    let missing = |child: u64| {
-        let position = game.format_position(child);
-        if db.is_complete() {
-            QueryError::Unreachable { position }
-        } else {
-            QueryError::NotInDatabase { position }
-        }
-    };
     let mut child_moves = Vec::new();
-    let mut moves = Vec::with_capacity(edges.len());
-    for ((e, &key), outcome) in edges.iter().zip(&keys).zip(outcomes) {
-        let signs_add_up = e.reward == 0 || {
-            child_moves.clear();
-            game.moves(e.child, &mut child_moves);
-            child_moves.is_empty()
-        };
-        let result = if signs_add_up {
-            let o = outcome.ok_or_else(|| missing(e.child))?;
-            (i32::from(e.reward) + if e.again { o } else { -o }).signum()
-        } else {
-            let v = lookup(game, db, e.child, key)?;
-            Value::through(e, v).net.signum()
-        };
-        moves.push((e.mv, result));
-    }
-    let result = moves.iter().map(|&(_, r)| r).max().unwrap_or(0);
+    let signs_add_up = position.lead.is_none_or(|l| l == 0)
+        && edges.iter().all(|e| {
+            e.reward == 0 || {
+                child_moves.clear();
+                game.moves(e.child, &mut child_moves);
+                child_moves.is_empty()
+            }
+        });
+    let moves = if signs_add_up {
+        let keys: Vec<u64> = edges.iter().map(|e| game.canonical(e.child)).collect();
+        let mut outcomes = Vec::new();
+        db.outcomes(&keys, &mut outcomes);
+        edges
+            .iter()
+            .zip(outcomes)
+            .map(|(e, o)| {
+                let o = o.ok_or_else(|| {
+                    let position = game.format_position(e.child);
+                    if db.is_complete() {
+                        QueryError::Unreachable { position }
+                    } else {
+                        QueryError::NotInDatabase { position }
+                    }
+                })?;
+                Ok((
+                    e.mv,
+                    (i32::from(e.reward) + if e.again { o } else { -o }).signum(),
+                ))
+            })
+            .collect::<Result<Vec<_>, QueryError>>()?
+    } else {
+        let a = analyze_position(game, db, position)?;
+        let mut moves: Vec<(Move, i32)> = a
+            .moves
+            .iter()
+            .map(|m| (m.mv, a.move_result(m).signum()))
+            .collect();
+        moves.sort_by_key(|&(m, _)| m);
+        moves
+    };
+    let result = match moves.iter().map(|&(_, r)| r).max() {
+        Some(r) => r,
+        // Over: the score so far decides.
+        None => position
+            .lead
+            .map_or(0, |l| (l * position.to_move.sign()).signum()),
+    };
     Ok(WeakAnalysis {
-        state,
-        to_move: game.to_move(state),
+        position: *position,
         result,
         moves,
     })

@@ -89,10 +89,9 @@ pub const GAMES: &[GameInfo] = &[
         name: connect_four::NAME,
         id: connect_four::ID,
         about: "Connect Four: drop stones, four in a row wins",
-        variants: "WxH boards, 7x6 (default); boards of up to 16 cells are solved \
-                   completely, larger ones get an opening book, whose records must fit 64 \
-                   bits (7x6, 6x7, 6x6 and smaller); search works up to width x (height + 1) \
-                   <= 64",
+        variants: "WxH boards from 4x4 whose records fit 64 bits (7x6 (default), 6x7, 6x6 \
+                   and smaller); boards of up to 16 cells are solved completely, larger ones \
+                   get an opening book",
         notation: "the columns played from the empty board, 1-7 from the left \
                    (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
                    `O`, separated by `/`)",

@@ -393,7 +393,9 @@ impl Checkpoint {
     }
 }
 
-/// States a search thread takes at a time.
+/// States a search thread takes at a time, at most: consecutive states are
+/// siblings that share their subtrees. A small layer is cut finer, so that
+/// every thread gets some.
 const SEARCH_BATCH: usize = 8;
 /// How often found values are written to the checkpoint.
 const FLUSH_EVERY: Duration = Duration::from_secs(2);
@@ -464,6 +466,7 @@ fn search_layer<G: BookGame>(
     progress.start_phase("search", total);
     let searchers = options.searchers.max(1).min(todo.len().max(1));
     let next = AtomicUsize::new(0);
+    let batch = (todo.len() / (4 * searchers)).clamp(1, SEARCH_BATCH);
     let searchers = game.searchers(searchers, options.table_bits)?;
     let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
@@ -476,11 +479,11 @@ fn search_layer<G: BookGame>(
                 // is usually its sibling.
                 let mut last: Option<Value> = None;
                 loop {
-                    let from = next.fetch_add(SEARCH_BATCH, Ordering::Relaxed);
+                    let from = next.fetch_add(batch, Ordering::Relaxed);
                     if from >= todo.len() {
                         break;
                     }
-                    let to = (from + SEARCH_BATCH).min(todo.len());
+                    let to = (from + batch).min(todo.len());
                     let batch: Vec<(usize, Value)> = todo[from..to]
                         .iter()
                         .map(|&i| {

@@ -74,7 +74,7 @@ fn variant_specs_corpus_and_regressions() {
 }
 
 /// Writes the seed inputs the corpus grew from (run once, before fuzzing:
-/// `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`): real
+/// `cargo test --test engine -- --ignored write_seed_corpus`): real
 /// small databases of both layouts, damaged copies of them, and positions
 /// and variant specs in every notation.
 #[test]

@@ -118,6 +118,9 @@ pub struct Stats {
     /// counts are of every position; false when it holds one state per
     /// symmetry class (canonical states).
     pub dense: bool,
+    /// True when the database holds every reachable state; false for an
+    /// opening book, whose counts are of its own states only.
+    pub complete: bool,
     /// The states in the database.
     pub states: u64,
     /// States per layer (index = layer; British Square: pieces placed).
@@ -331,6 +334,7 @@ pub fn compute(
         game: desc.name,
         variant: desc.variant.clone(),
         dense,
+        complete,
         states,
         by_layer,
         by_value,

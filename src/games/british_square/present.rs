@@ -7,7 +7,7 @@ use crate::render::{style_padded, Presentation};
 
 impl Presentation for BritishSquare {
     fn move_notation(&self) -> &'static str {
-        "a cell number (0 to 24 on 5x5) or a coordinate like c3"
+        "a cell number (counted from 0, row by row from the top left) or a coordinate like c3"
     }
 
     fn move_code_name(&self) -> &'static str {

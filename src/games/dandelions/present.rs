@@ -10,7 +10,7 @@ use crate::render::{style_padded, Presentation};
 
 impl Presentation for Dandelions {
     fn move_notation(&self) -> &'static str {
-        "the dandelions plant on a cell (c3, or 0 to 24 on 5x5); the wind blows E SE S SW W NW N NE (or 0 to 7)"
+        "the dandelions plant on a cell (c3, or its number counted from 0); the wind blows E SE S SW W NW N NE (or 0 to 7)"
     }
 
     fn score_meaning(&self) -> &'static str {
