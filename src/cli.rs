@@ -23,6 +23,29 @@ Exit status:
      option that does not apply
   3  the database is missing, corrupt, of another format or another game";
 
+/// Writes `text` to standard output and flushes it.
+pub fn emit(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// True when `e`, or an error it comes from, is a write to a closed pipe:
+/// then the reader has all it wanted, and the program ends quietly.
+pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
 /// `text` wrapped at `width` columns for help texts: its first line is
 /// printed from column `first` (after what precedes it), every other line
 /// indented by `indent` spaces.

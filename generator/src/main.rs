@@ -1,7 +1,7 @@
 //! `generator`: solve a game completely, or build its opening book, and write
 //! its database.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -301,12 +301,9 @@ fn run(args: Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Writes `text` to stdout and flushes it.
+/// Writes `text` to stdout.
 fn emit(text: &str) -> Result<(), Failure> {
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("writing output")?;
+    boardsolve::cli::emit(text).context("writing output")?;
     Ok(())
 }
 
@@ -332,11 +329,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),
         Err(f) => {
             // A closed pipe downstream is not an error worth reporting.
-            let broken_pipe = f.error.chain().any(|c| {
-                c.downcast_ref::<io::Error>()
-                    .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            });
-            if broken_pipe {
+            if boardsolve::cli::is_broken_pipe(&*f.error) {
                 return ExitCode::from(EXIT_SUCCESS);
             }
             eprintln!("generator: error: {:#}", f.error);

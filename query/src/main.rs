@@ -335,22 +335,11 @@ impl Source {
     }
 }
 
-/// Writes `text` to stdout and flushes it. A closed stdout comes back as
-/// an error that [`main`] recognises and ends the program quietly on.
+/// Writes `text` to stdout. A closed stdout comes back as an error that
+/// [`main`] recognises and ends the program quietly on.
 fn emit(text: &str) -> Result<(), Failure> {
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("writing output")?;
+    boardsolve::cli::emit(text).context("writing output")?;
     Ok(())
-}
-
-/// True when `e` comes from writing to a closed pipe.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// `log2` of the entries of a live search's transposition table.
@@ -834,7 +823,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             // A closed pipe downstream is not an error worth reporting.
-            if is_broken_pipe(&f.error) {
+            if boardsolve::cli::is_broken_pipe(&*f.error) {
                 return ExitCode::from(EXIT_SUCCESS);
             }
             eprintln!("query: error: {:#}", f.error);
