@@ -46,7 +46,7 @@ const DANDELIONS_BOOK: &[(u32, f64, u64)] = &[
     (6, 284.0, 392_805),
     (7, 409.0, 5_581_130),
     (8, 870.0, 20_226_648),
-    (9, 2_500.0, 195_032_592),
+    (9, 1_890.0, 195_032_592),
 ];
 
 impl AnyGame {
@@ -113,12 +113,12 @@ impl AnyGame {
                     return None;
                 }
                 let &(_, cpu, states) = DANDELIONS_BOOK.iter().find(|r| r.0 == depth)?;
-                // A table per searcher, and about 24 bytes a state while
-                // the layers are built and sorted.
+                // A table per searcher, and about 40 bytes a state while
+                // the layers are built, deduplicated and sorted.
                 Some(Estimate {
                     cpu_seconds: cpu,
                     parallelism: 2.0,
-                    peak_bytes: searchers * (8u64 << table_bits) + states * 24 + 20 * MB,
+                    peak_bytes: searchers * (8u64 << table_bits) + states * 40 + 20 * MB,
                 })
             }
         }
