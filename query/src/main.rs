@@ -225,67 +225,54 @@ impl Source {
     ///
     /// With `--db`, the file says its game and variant, and `--game` and
     /// `--variant` must agree with it. Without, the game and variant asked
-    /// for (the registry's first game by default) name the default file, which must
-    /// exist unless the game can be searched live.
+    /// for (the registry's first game by default) name the default file,
+    /// which must exist unless the game can be searched live.
     fn open(args: &DbArgs) -> Result<Source, Failure> {
         // Usage first: an unknown game or a bad variant is the caller's
         // mistake, whatever the files.
         let variant = args.variant.as_deref().unwrap_or("");
-        let asked = match (&args.game, &args.db) {
-            (Some(name), _) => Some(AnyGame::new(name, variant)),
-            (None, None) => Some(AnyGame::new(registry::GAMES[0].name, variant)),
-            (None, Some(_)) => None,
-        }
-        .transpose()
-        .map_err(|e| usage(&e.to_string()))?;
-        if let Some(path) = &args.db {
-            let (db, game) = open_db(path)?;
-            // The variant asked for, in the game the file holds unless
-            // --game named one.
-            let want = match asked {
-                Some(want) => Some(want),
-                None if args.variant.is_some() => Some(
-                    AnyGame::new(game.game().descriptor().name, variant)
-                        .map_err(|e| usage(&e.to_string()))?,
-                ),
-                None => None,
-            };
-            if let Some(want) = want {
-                let (w, f) = (want.game().descriptor(), game.game().descriptor());
-                let same = w.name == f.name && (args.variant.is_none() || w.variant == f.variant);
-                if !same {
-                    let expected = if args.variant.is_some() {
-                        want.label()
-                    } else {
-                        w.name.to_owned()
-                    };
-                    return Err(db_failure(
-                        anyhow::Error::new(DbError::WrongGame {
-                            expected,
-                            found: game.label(),
-                        })
-                        .context(format!("database {}", path.display())),
-                    ));
-                }
-            }
-            return Ok(Source {
-                db: Some(db),
-                game,
-                path: path.display().to_string(),
-            });
-        }
-        let Some(game) = asked else {
-            return Err(usage("give --db FILE or --game NAME"));
+        let new_game = |name: &str| AnyGame::new(name, variant).map_err(|e| usage(&e.to_string()));
+        let Some(path) = &args.db else {
+            let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
+            return Source::default_file(new_game(name)?);
         };
-        let path = PathBuf::from(game.default_file_name());
-        if !path.exists() && game.has_book() {
-            return Ok(Source {
-                db: None,
-                game,
-                path: "(live search)".to_owned(),
-            });
+        let asked = args.game.as_deref().map(new_game).transpose()?;
+        let (db, game) = open_db(path)?;
+        // The game asked for, and the variant in the game the file holds
+        // unless --game named one.
+        let want = match asked {
+            None if args.variant.is_some() => Some(new_game(game.game().descriptor().name)?),
+            want => want,
+        };
+        if let Some(want) = want {
+            let (w, f) = (want.game().descriptor(), game.game().descriptor());
+            if w.name != f.name || (args.variant.is_some() && w.variant != f.variant) {
+                let expected = match args.variant {
+                    Some(_) => want.label(),
+                    None => w.name.to_owned(),
+                };
+                return Err(wrong_game(path, expected, &game));
+            }
         }
+        Ok(Source {
+            db: Some(db),
+            game,
+            path: path.display().to_string(),
+        })
+    }
+
+    /// The game's default file in the current directory, or live search
+    /// when it is missing and the game has it.
+    fn default_file(game: AnyGame) -> Result<Source, Failure> {
+        let path = PathBuf::from(game.default_file_name());
         if !path.exists() {
+            if game.has_book() {
+                return Ok(Source {
+                    db: None,
+                    game,
+                    path: "(live search)".to_owned(),
+                });
+            }
             return Err(db_failure(anyhow::anyhow!(
                 "database {}: no such file in the current directory: `{}` makes it (or give \
                  --db FILE)",
@@ -295,13 +282,7 @@ impl Source {
         }
         let (db, found) = open_db(&path)?;
         if found.label() != game.label() {
-            return Err(db_failure(
-                anyhow::Error::new(DbError::WrongGame {
-                    expected: game.label(),
-                    found: found.label(),
-                })
-                .context(format!("database {}", path.display())),
-            ));
+            return Err(wrong_game(&path, game.label(), &found));
         }
         Ok(Source {
             db: Some(db),
@@ -344,6 +325,17 @@ fn emit(text: &str) -> Result<(), Failure> {
 
 /// `log2` of the entries of a live search's transposition table.
 const TABLE_BITS: u32 = DEFAULT_TABLE_BITS;
+
+/// The file at `path` holds `found`, not what was asked for.
+fn wrong_game(path: &Path, expected: String, found: &AnyGame) -> Failure {
+    db_failure(
+        anyhow::Error::new(DbError::WrongGame {
+            expected,
+            found: found.label(),
+        })
+        .context(format!("database {}", path.display())),
+    )
+}
 
 /// Opens and validates a database, and sets up its game.
 fn open_db(path: &Path) -> Result<(Database, AnyGame), Failure> {
