@@ -1,39 +1,15 @@
 //! The query tool as a user (or a script) runs it.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use crate::common::{bsq4_db, json_lines};
+use std::path::Path;
 
 use assert_cmd::Command;
-use boardsolve::games::british_square::BritishSquare;
-use boardsolve::Game;
 use predicates::str::contains;
-
-/// A 4x4 database, written once per test binary.
-fn db() -> &'static Path {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bsq4.db");
-        let game = BritishSquare::from_variant("4x4").unwrap();
-        let sol = boardsolve::solve::solve(&game, &boardsolve::core::NoProgress).unwrap();
-        boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
-        (dir, path)
-    })
-    .1
-}
 
 fn query() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
-    c.arg("--db").arg(db());
+    c.arg("--db").arg(bsq4_db());
     c
-}
-
-fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
-    String::from_utf8(out.to_vec())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 #[test]
@@ -141,7 +117,7 @@ fn unusable_databases_exit_3() {
         .assert()
         .code(3)
         .stderr(contains("not a regular file"));
-    let bytes = std::fs::read(db()).unwrap();
+    let bytes = std::fs::read(bsq4_db()).unwrap();
     let truncated = dir.path().join("truncated.db");
     std::fs::write(&truncated, &bytes[..bytes.len() - 8]).unwrap();
     cmd(&truncated)
@@ -200,7 +176,7 @@ fn verify_and_info() {
         .success()
         .stdout(contains("\"records\":10206"));
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = std::fs::read(db()).unwrap();
+    let mut bytes = std::fs::read(bsq4_db()).unwrap();
     let last = bytes.len() - 3;
     bytes[last] ^= 0x40;
     let bad = dir.path().join("bad.db");
@@ -219,7 +195,7 @@ fn batch_answers_each_line_as_it_arrives() {
     use std::process::{Command as Std, Stdio};
     let mut child = Std::new(env!("CARGO_BIN_EXE_query"))
         .arg("--db")
-        .arg(db())
+        .arg(bsq4_db())
         .args(["--json", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

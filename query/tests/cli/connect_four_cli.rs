@@ -2,6 +2,7 @@
 //! database, an opening book with live search past it, weak mode, batch,
 //! play, and the errors.
 
+use crate::common::json_lines;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -20,14 +21,6 @@ fn live() -> Command {
     let mut c = query();
     c.args(["--game", "connect-four"]);
     c
-}
-
-fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
-    std::str::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// Late-game benchmark positions (moves, exact score) from the public set.

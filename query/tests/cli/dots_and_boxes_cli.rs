@@ -2,6 +2,7 @@
 //! to move and the score answered from a dense database, and damaged or
 //! mismatched files refused.
 
+use crate::common::json_lines;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -34,14 +35,6 @@ fn query(db: &Path) -> Command {
     c
 }
 
-fn json(out: &[u8]) -> Vec<serde_json::Value> {
-    String::from_utf8(out.to_vec())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn start_position_for_people_with_the_board_drawn() {
     query(&db("2x2"))
@@ -64,7 +57,7 @@ fn side_and_score_give_the_final_result() {
         .get_output()
         .stdout
         .clone();
-    let j = &json(&out)[0];
+    let j = &json_lines(&out)[0];
     assert_eq!(j["to_move"], "B");
     let net = j["net"].as_i64().unwrap();
     assert_eq!(j["value"], net, "the value is the mover's net boxes");
@@ -88,7 +81,7 @@ fn side_and_score_give_the_final_result() {
         .get_output()
         .stdout
         .clone();
-    let k = &json(&out)[0];
+    let k = &json_lines(&out)[0];
     assert_eq!(k["net"], j["net"]);
     assert!(k.get("final").is_none());
     // People see the final line too.
@@ -127,7 +120,7 @@ fn batch_mode_answers_good_lines_and_flags_bad_ones() {
         .get_output()
         .stdout
         .clone();
-    let lines = json(&out);
+    let lines = json_lines(&out);
     assert_eq!(lines.len(), 5);
     assert_eq!(
         lines[0]["value"], -2,
@@ -149,7 +142,7 @@ fn principal_variation_draws_every_edge() {
         .get_output()
         .stdout
         .clone();
-    let j = &json(&out)[0];
+    let j = &json_lines(&out)[0];
     let mut pv: Vec<u64> = j["pv"]
         .as_array()
         .unwrap()

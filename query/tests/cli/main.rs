@@ -2,6 +2,7 @@
 
 mod basics;
 mod batch_garbage;
+mod common;
 mod connect_four_cli;
 mod corruption;
 mod dandelions_cli;

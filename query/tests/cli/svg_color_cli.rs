@@ -1,30 +1,15 @@
 //! `query --svg` and `--color` as users run them.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use crate::common::bsq4_db;
 
 use assert_cmd::Command;
 use boardsolve::games::british_square::BritishSquare;
 use boardsolve::Game;
 use predicates::str::contains;
 
-/// A 4x4 database, written once per test binary.
-fn db() -> &'static Path {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bsq4.db");
-        let game = BritishSquare::from_variant("4x4").unwrap();
-        let sol = boardsolve::solve::solve(&game, &boardsolve::core::NoProgress).unwrap();
-        boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
-        (dir, path)
-    })
-    .1
-}
-
 fn query() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_query"));
-    c.arg("--db").arg(db());
+    c.arg("--db").arg(bsq4_db());
     c
 }
 
@@ -112,7 +97,7 @@ fn colour_when_asked_and_never_when_piped() {
     // A scripted play session is plain unless asked.
     let play = Command::new(env!("CARGO_BIN_EXE_query"))
         .arg("--db")
-        .arg(db())
+        .arg(bsq4_db())
         .args(["play", "--ai", "both"])
         .assert()
         .success()
@@ -122,7 +107,7 @@ fn colour_when_asked_and_never_when_piped() {
     assert!(!String::from_utf8(play).unwrap().contains('\u{1b}'));
     let play = Command::new(env!("CARGO_BIN_EXE_query"))
         .arg("--db")
-        .arg(db())
+        .arg(bsq4_db())
         .args(["--color", "always", "play", "--ai", "both"])
         .assert()
         .success()
@@ -155,7 +140,7 @@ fn titles_say_who_wins_and_by_how_much() {
     );
     // The end of a perfect game: who won, by the final score.
     let game = BritishSquare::from_variant("4x4").unwrap();
-    let db_file = boardsolve::Database::open(db()).unwrap();
+    let db_file = boardsolve::Database::open(bsq4_db()).unwrap();
     let line = boardsolve::principal_variation(&game, &db_file, game.start()).unwrap();
     let end = game.format_position(line.last().unwrap().1);
     assert_eq!(
