@@ -235,17 +235,12 @@ pub fn build_book<G: BookGame>(
     all_values.reverse();
 
     // 4. Records, sorted by key.
-    progress.start_phase("sort", 1);
     let layer_sizes: Vec<usize> = layers.iter().map(Vec::len).collect();
-    let mut records = Vec::with_capacity(layer_sizes.iter().sum());
-    for (keys, values) in layers.iter().zip(&all_values) {
-        for (&key, &value) in keys.iter().zip(values) {
-            records.push(layout.pack(key, value)?);
-        }
-    }
-    records.par_sort_unstable();
-    progress.advance(1);
-    progress.finish_phase();
+    let pairs = layers
+        .iter()
+        .zip(&all_values)
+        .flat_map(|(keys, values)| keys.iter().copied().zip(values.iter().copied()));
+    let records = super::sorted_records(pairs, layer_sizes.iter().sum(), &layout, progress)?;
     Ok(Solution {
         records,
         layout,

@@ -166,6 +166,27 @@ fn overflow(value: Value, layout: &RecordLayout) -> SolveError {
     })
 }
 
+/// Every state with its value packed into a record (checked against the
+/// layout), the records sorted: the last step of the layered solver and of
+/// the book builder. `count` is the number of pairs.
+fn sorted_records(
+    pairs: impl Iterator<Item = (u64, Value)>,
+    count: usize,
+    layout: &RecordLayout,
+    progress: &dyn Progress,
+) -> Result<Vec<u64>, LayoutOverflow> {
+    progress.start_phase("sort", 1);
+    let mut records = Vec::with_capacity(count);
+    advise_huge_pages(&records);
+    for (key, value) in pairs {
+        records.push(layout.pack(key, value)?);
+    }
+    radix::sort(&mut records, layout.key_shift);
+    progress.advance(1);
+    progress.finish_phase();
+    Ok(records)
+}
+
 /// Solves a game completely.
 pub fn solve<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Solution, SolveError> {
     let layout = RecordLayout::for_game(game.descriptor());
@@ -182,17 +203,12 @@ pub fn solve<G: Game + ?Sized>(game: &G, progress: &dyn Progress) -> Result<Solu
     let layer_sizes: Vec<usize> = keys.iter().map(Vec::len).collect();
     let values = backward::score(&layer_sizes, &mut edges, &layout, progress)?;
     drop(edges);
-    progress.start_phase("sort", 1);
-    let mut records = Vec::with_capacity(layer_sizes.iter().sum());
-    advise_huge_pages(&records);
-    for (keys, values) in keys.into_iter().zip(values) {
-        for (id, &key) in keys.iter().enumerate() {
-            records.push(layout.pack(key, values.get(id as u32).value())?);
-        }
-    }
-    radix::sort(&mut records, layout.key_shift);
-    progress.advance(1);
-    progress.finish_phase();
+    let pairs = keys.iter().zip(&values).flat_map(|(keys, values)| {
+        keys.iter()
+            .enumerate()
+            .map(|(id, &key)| (key, values.get(id as u32).value()))
+    });
+    let records = sorted_records(pairs, layer_sizes.iter().sum(), &layout, progress)?;
     Ok(Solution {
         records,
         layout,
