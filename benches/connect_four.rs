@@ -242,10 +242,7 @@ fn main() -> ExitCode {
     if let Some(path) = &o.book {
         let book = Database::open(path)
             .map_err(|e| e.to_string())
-            .and_then(|db| {
-                let game = ConnectFour::new(Variant::STANDARD).map_err(|e| e.to_string())?;
-                Ok(game.book_scores(&db))
-            });
+            .map(|db| ConnectFour::new(Variant::STANDARD).book_scores(&db));
         match book {
             Ok(b) => {
                 println!(

@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         layer = next.into_iter().collect();
         layer.sort_unstable();
     }
-    let game = ConnectFour::new(v)?;
+    let game = ConnectFour::new(v);
     if order != "key" {
         layer = layer_order(&game, depth, &layer);
     }

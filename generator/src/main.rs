@@ -30,7 +30,9 @@ struct Args {
     /// Output file [default: the game's default file: STEM.db for its
     /// standard variant, STEM-VARIANT.db (the variant's commas as dashes)
     /// for the others; the stems are below]. An existing regular file is
-    /// replaced atomically.
+    /// replaced atomically; a symbolic link is replaced by the file itself
+    /// (what it points to is left alone); anything else (a directory, a
+    /// device, a named pipe) is refused before any work.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
 
@@ -157,9 +159,18 @@ fn bytes(n: u64) -> String {
 fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
     let label = game.label();
     if let Some(n) = args.threads {
-        if n == 0 {
-            return Err(usage("--threads must be at least 1"));
+        // More threads than cores only costs: starting tens of thousands
+        // takes longer than solving.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let most = 64 * cores;
+        if n == 0 || n > most {
+            return Err(usage(format!(
+                "--threads {n}: give 1 to {most} (64 for each of the {cores} cores)"
+            )));
         }
+    }
+    if let Some(why) = game.game().descriptor().storage_error() {
+        return Err(usage(why));
     }
     match game.database_kind() {
         DatabaseKind::Complete => {
@@ -200,8 +211,12 @@ fn run(args: Args) -> Result<(), Failure> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(game.default_file_name()));
+    // Refuse a path that is not a file to replace before any work (the
+    // writer checks again before writing).
+    boardsolve::db::writer::check_target(&output)
+        .with_context(|| format!("output {}", output.display()))?;
     // Free the space a killed earlier run left behind now rather than after
-    // the solve (the writer checks again before writing).
+    // the solve (the writer does it again before writing).
     boardsolve::db::writer::remove_stale_temporaries(&output);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
@@ -224,6 +239,7 @@ fn run(args: Args) -> Result<(), Failure> {
         DatabaseKind::Book { default_depth } => {
             let depth = args.depth.unwrap_or(default_depth);
             let path = book::checkpoint_path(&output, depth);
+            book::check_checkpoint_path(&path).map_err(anyhow::Error::new)?;
             let mut options = BookOptions::new(depth);
             options.checkpoint = Some(path.clone());
             options.searchers = pool.current_num_threads();
@@ -320,10 +336,29 @@ fn command() -> clap::Command {
     ))
 }
 
+/// Ends the program on what clap says: help and version on stdout (exit 0,
+/// or 1 if stdout cannot take them), usage errors on stderr (exit 2).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::from(EXIT_USAGE);
+    }
+    match boardsolve::cli::emit(&e.render().to_string()) {
+        Err(err) if !boardsolve::cli::is_broken_pipe(&err) => {
+            eprintln!("generator: error: writing output: {err}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+        _ => ExitCode::from(EXIT_SUCCESS),
+    }
+}
+
 fn main() -> ExitCode {
-    let args = match Args::from_arg_matches(&command().get_matches()) {
+    let args = match command()
+        .try_get_matches()
+        .and_then(|m| Args::from_arg_matches(&m))
+    {
         Ok(args) => args,
-        Err(e) => e.exit(),
+        Err(e) => return clap_exit(&e),
     };
     match run(args) {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),

@@ -265,7 +265,7 @@ impl Source {
     /// when it is missing and the game has it.
     fn default_file(game: AnyGame) -> Result<Source, Failure> {
         let path = PathBuf::from(game.default_file_name());
-        if !path.exists() {
+        if !path.exists() || game.game().descriptor().storage_error().is_some() {
             if game.has_book() {
                 return Ok(Source {
                     db: None,
@@ -793,10 +793,29 @@ fn command() -> clap::Command {
         })
 }
 
+/// Ends the program on what clap says: help and version on stdout (exit 0,
+/// or 1 if stdout cannot take them), usage errors on stderr (exit 2).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::from(EXIT_USAGE);
+    }
+    match boardsolve::cli::emit(&e.render().to_string()) {
+        Err(err) if !boardsolve::cli::is_broken_pipe(&err) => {
+            eprintln!("query: error: writing output: {err}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+        _ => ExitCode::from(EXIT_SUCCESS),
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::from_arg_matches(&command().get_matches()) {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => return clap_exit(&e),
     };
     let result = match &cli.command {
         None => run_ask(&cli.db, &cli.ask, cli.color.enabled()),

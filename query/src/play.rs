@@ -8,12 +8,13 @@
 
 use boardsolve::render::signed;
 use std::fmt::Write as _;
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use boardsolve::{analyze_position, Analysis, Move, Oracle, Player, Position, Presentation};
 
 use crate::answer;
+use crate::lines::{self, Line};
 
 /// Which sides the program plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -581,11 +582,26 @@ pub fn run(mut session: Session<'_>) -> Result<()> {
         drop(w);
         return run_editor(session);
     }
-    let stdin = io::stdin();
-    for line in stdin.lock().lines() {
-        let line = line.context("reading stdin")?;
+    let mut input = io::BufReader::new(io::stdin().lock());
+    let mut buf = Vec::new();
+    // Lines of bounded length, whatever the bytes: a bad line is answered
+    // with an error and the game goes on.
+    while let Some(line) = lines::next_line(&mut input, &mut buf).context("reading stdin")? {
         let mut out = String::new();
-        let control = session.handle(&line, &mut out)?;
+        let control = match line {
+            Line::Text(line) => session.handle(&line, &mut out)?,
+            Line::BadUtf8(_) => {
+                out.push_str("Not a command: the line is not valid UTF-8.\n");
+                Control::Continue
+            }
+            Line::TooLong(_) => {
+                out.push_str(&format!(
+                    "Not a command: the line is longer than {} bytes.\n",
+                    lines::MAX_LINE
+                ));
+                Control::Continue
+            }
+        };
         w.write_all(out.as_bytes())?;
         w.flush()?;
         if control == Control::Quit {

@@ -20,6 +20,36 @@ pub use header::Header;
 pub use reader::Database;
 pub use writer::{file_size, write_database};
 
+/// What a path that is not a regular file is, for messages.
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
+}
+
 /// Everything that can be wrong with a database file or its use.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -32,11 +62,14 @@ pub enum DbError {
         /// file in their own context).
         error: std::io::Error,
     },
-    /// The path is a directory or some other non-file.
-    #[error("not a regular file")]
+    /// The path is a directory, a device, a named pipe or some other
+    /// non-file.
+    #[error("{kind}, not a regular file")]
     NotAFile {
         /// The path.
         path: PathBuf,
+        /// What it is (`a directory`, `a named pipe`, ...).
+        kind: &'static str,
     },
     /// The file is shorter than a header.
     #[error(

@@ -1,6 +1,6 @@
 //! Opening a database: map it, validate it, look states up.
 
-use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use std::sync::OnceLock;
@@ -34,25 +34,70 @@ const FENCE: usize = 256;
 impl Database {
     /// Opens and validates a database file.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
+        Database::open_checked(path, |_| Ok(()))
+    }
+
+    /// Opens and validates a database file, and runs `check` on its
+    /// decoded header before the file is mapped: a caller that knows the
+    /// game refuses a header the game rules out (a record count it cannot
+    /// have) before anything is sized by it.
+    ///
+    /// Only a regular file is opened, and without blocking: a named pipe or
+    /// a device at `path` is refused before it is read.
+    pub fn open_checked(
+        path: impl AsRef<Path>,
+        check: impl FnOnce(&Header) -> Result<(), DbError>,
+    ) -> Result<Database, DbError> {
         let path = path.as_ref().to_path_buf();
         let io = |error| DbError::Io {
             path: path.clone(),
             error,
         };
-        let file = File::open(&path).map_err(io)?;
+        let meta = std::fs::metadata(&path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(DbError::NotAFile {
+                kind: super::file_kind(&meta),
+                path,
+            });
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Whatever replaced the file since `metadata`, opening it never
+            // waits (a FIFO would, for a writer).
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let mut file = options.open(&path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if !meta.is_file() {
-            return Err(DbError::NotAFile { path });
+            return Err(DbError::NotAFile {
+                kind: super::file_kind(&meta),
+                path,
+            });
         }
+        let mut head = Vec::with_capacity(HEADER_SIZE);
+        (&mut file)
+            .take(HEADER_SIZE as u64)
+            .read_to_end(&mut head)
+            .map_err(io)?;
+        let header = Header::decode(&head)?;
+        let expected = header.expected_file_size()?;
+        let actual = meta.len();
+        if expected != actual {
+            return Err(DbError::Size { expected, actual });
+        }
+        check(&header)?;
         // SAFETY: the map is read-only. Writers never modify a published file
         // in place (they write a new file and rename it over the old one), so
         // the mapped bytes do not change under us.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let header = Header::decode(&map)?;
-        let expected = header.expected_file_size()?;
-        let actual = map.len() as u64;
-        if expected != actual {
-            return Err(DbError::Size { expected, actual });
+        if map.len() as u64 != expected {
+            return Err(DbError::Size {
+                expected,
+                actual: map.len() as u64,
+            });
         }
         // Lookups touch few pages at random.
         let _ = map.advise(Advice::Random);

@@ -100,6 +100,26 @@ fn temp_owner(file_name: &str, name: &str) -> Option<u32> {
 }
 
 /// The target's directory and file name.
+/// Checks that `path` may be written: nothing is there, or a regular file,
+/// or a symbolic link. A regular file is replaced; a link is replaced by the
+/// new file itself (the rename does not follow it), and the file it points
+/// to is left alone. A directory, a device, a named pipe or a socket is
+/// refused: writing would replace it with a regular file.
+pub fn check_target(path: &Path) -> Result<(), DbError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(DbError::Io {
+            path: path.to_path_buf(),
+            error,
+        }),
+        Ok(m) if m.is_file() || m.file_type().is_symlink() => Ok(()),
+        Ok(m) => Err(DbError::NotAFile {
+            path: path.to_path_buf(),
+            kind: super::file_kind(&m),
+        }),
+    }
+}
+
 fn dir_and_name(path: &Path) -> (PathBuf, String) {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -208,6 +228,7 @@ pub fn write_database(
     desc: &GameDescriptor,
     solution: &Solved,
 ) -> Result<(), DbError> {
+    check_target(path)?;
     let header = header_for(desc, solution);
     let header_bytes = header.encode()?;
     let (dir, name) = dir_and_name(path);
@@ -225,7 +246,10 @@ pub fn write_database(
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        let mode = std::fs::symlink_metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map_or(0o644, |m| m.permissions().mode() & 0o7777);
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(io_at(&tmp_path))?;

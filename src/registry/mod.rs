@@ -89,9 +89,10 @@ pub const GAMES: &[GameInfo] = &[
         name: connect_four::NAME,
         id: connect_four::ID,
         about: "Connect Four: drop stones, four in a row wins",
-        variants: "WxH boards from 4x4 whose records fit 64 bits (7x6 (default), 6x7, 6x6 \
-                   and smaller); boards of up to 16 cells are solved completely, larger ones \
-                   get an opening book",
+        variants: "WxH boards from 4x4 whose bitboard fits 64 bits (width x (height + 1) \
+                   <= 64: 7x6 (default), 8x7, 12x4, 5x10, ...), all answered by search; \
+                   databases of the boards whose records fit 64 bits (7x6, 6x7, 6x6 and \
+                   smaller): up to 16 cells solved completely, larger ones an opening book",
         notation: "the columns played from the empty board, 1-7 from the left \
                    (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
                    `O`, separated by `/`)",
@@ -284,6 +285,9 @@ impl AnyGame {
     /// boards ([`MAX_FULL_CONNECT_FOUR_CELLS`], [`MAX_FULL_DANDELIONS_SIDE`]);
     /// larger ones get an opening book instead ([`AnyGame::build_book`]).
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        if let Some(reason) = self.game().descriptor().storage_error() {
+            return Err(SolveError::TooLarge { reason });
+        }
         if self.database_kind() != DatabaseKind::Complete {
             return Err(SolveError::TooLarge {
                 reason: format!(

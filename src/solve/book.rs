@@ -123,6 +123,14 @@ pub enum BookError {
         /// The underlying error.
         error: std::io::Error,
     },
+    /// The checkpoint's path is not a regular file.
+    #[error("checkpoint {}: {kind}: refused (remove it, or write the book elsewhere)", path.display())]
+    NotAFile {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is there.
+        kind: &'static str,
+    },
     /// The searchers could not be set up (e.g. a table size out of range).
     #[error("cannot set up the search: {0}")]
     Searcher(String),
@@ -148,6 +156,28 @@ pub fn checkpoint_path(output: &Path, depth: u32) -> PathBuf {
     let mut name = output.as_os_str().to_owned();
     name.push(format!(".partial-depth{depth}"));
     PathBuf::from(name)
+}
+
+/// Checks, before any work, that a checkpoint may be kept at `path`:
+/// nothing is there, or a regular file (never a symbolic link, a device or
+/// a named pipe).
+pub fn check_checkpoint_path(path: &Path) -> Result<(), BookError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(BookError::Checkpoint {
+            path: path.to_path_buf(),
+            error,
+        }),
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(BookError::NotAFile {
+            path: path.to_path_buf(),
+            kind: if m.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "not a regular file"
+            },
+        }),
+    }
 }
 
 /// Canonical states per parallel work item.
@@ -296,14 +326,23 @@ impl<'a> Index<'a> {
     }
 }
 
-/// Magic bytes at the start of a checkpoint file.
-const MAGIC: &[u8; 8] = b"BOOKCKP1";
-/// Header: magic, game id and depth (`u32` each, little-endian), and the
-/// xxh3-64 of the game's name and variant.
-const HEADER_LEN: usize = 24;
+/// Magic bytes at the start of a checkpoint file (the format's version is
+/// its last digit).
+const MAGIC: &[u8; 8] = b"BOOKCKP2";
+/// Header: magic, game id and depth (`u32` each, little-endian), the xxh3-64
+/// of the build's identity (the game's name and variant and its record
+/// layout) and the xxh3-64 of the 24 bytes before it.
+const HEADER_LEN: usize = 32;
 /// Record: the database record (key and value, packed by the game's record
 /// layout), little-endian.
 const RECORD_LEN: usize = 8;
+/// A chunk, as each flush appends one: the number of records `n` (`u32`,
+/// little-endian) and 4 zero bytes, the `n` records, and the xxh3-64 of the
+/// `8 + 8 n` bytes before it.
+const CHUNK_HEAD: usize = 8;
+const CHUNK_TAIL: usize = 8;
+/// The most records a chunk may hold: a count beyond it is damage.
+const MAX_CHUNK: usize = 1 << 24;
 
 fn checkpoint_header(game: &dyn Game, depth: u32) -> [u8; HEADER_LEN] {
     let desc = game.descriptor();
@@ -311,9 +350,60 @@ fn checkpoint_header(game: &dyn Game, depth: u32) -> [u8; HEADER_LEN] {
     h[..8].copy_from_slice(MAGIC);
     h[8..12].copy_from_slice(&desc.id.to_le_bytes());
     h[12..16].copy_from_slice(&depth.to_le_bytes());
-    let name = format!("{}\0{}", desc.name, desc.variant);
-    h[16..24].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(name.as_bytes()).to_le_bytes());
+    let identity = format!(
+        "{}\0{}\0{} {} {}",
+        desc.name, desc.variant, desc.key_bits, desc.value_bits, desc.remoteness_bits
+    );
+    h[16..24].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(identity.as_bytes()).to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&h[..24]);
+    h[24..32].copy_from_slice(&sum.to_le_bytes());
     h
+}
+
+/// What a checkpoint file holds, read.
+enum Contents {
+    /// The records of its whole chunks, and the length of those bytes (a
+    /// chunk cut short by a crash is left out).
+    Valid { done: Vec<u64>, len: usize },
+    /// Not this build's checkpoint, or damaged: why.
+    Unusable(String),
+}
+
+/// Reads a checkpoint's bytes: its header must be `header`, and every whole
+/// chunk must match its checksum.
+fn parse_checkpoint(bytes: &[u8], header: &[u8; HEADER_LEN]) -> Contents {
+    if bytes.len() < HEADER_LEN || bytes[..8] != MAGIC[..] {
+        return Contents::Unusable("not a checkpoint of this build".into());
+    }
+    if bytes[..HEADER_LEN] != header[..] {
+        return Contents::Unusable(
+            "a checkpoint of another game, variant or depth, or damaged".into(),
+        );
+    }
+    let mut done = Vec::new();
+    let mut at = HEADER_LEN;
+    while let Some(head) = bytes.get(at..at + CHUNK_HEAD) {
+        let n = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        if n > MAX_CHUNK || head[4..] != [0; 4] {
+            return Contents::Unusable(format!("a damaged chunk at byte {at}"));
+        }
+        let end = at + CHUNK_HEAD + n * RECORD_LEN;
+        let Some(tail) = bytes.get(end..end + CHUNK_TAIL) else {
+            // Cut short by a crash: the chunks before it are whole.
+            break;
+        };
+        let sum = u64::from_le_bytes(tail.try_into().unwrap_or_default());
+        if xxhash_rust::xxh3::xxh3_64(&bytes[at..end]) != sum {
+            return Contents::Unusable(format!("a chunk at byte {at} fails its checksum"));
+        }
+        done.extend(
+            bytes[at + CHUNK_HEAD..end]
+                .chunks_exact(RECORD_LEN)
+                .map(|r| u64::from_le_bytes(r.try_into().unwrap_or_default())),
+        );
+        at = end + CHUNK_TAIL;
+    }
+    Contents::Valid { done, len: at }
 }
 
 /// An open checkpoint: the records it held, and the file to append to.
@@ -324,68 +414,110 @@ struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Opens (or starts) the checkpoint at `path`. A file of another game,
-    /// variant or depth, or not a checkpoint at all, is started afresh; a
-    /// record cut short by a crash is dropped.
-    fn open(path: &Path, game: &dyn Game, depth: u32) -> Result<Checkpoint, BookError> {
+    /// Opens (or starts) the checkpoint at `path`. A chunk cut short by a
+    /// crash is dropped. A file of another game, variant or depth, or a
+    /// damaged one, is set aside (renamed `PATH.unusable`, which `note`
+    /// reports) and the search starts over. A path that is not a regular
+    /// file (a symbolic link, a device, a named pipe) is refused: the
+    /// checkpoint is only ever written where a file of its own can be.
+    fn open(
+        path: &Path,
+        game: &dyn Game,
+        depth: u32,
+        note: &dyn Fn(&str),
+    ) -> Result<Checkpoint, BookError> {
         let io = |error| BookError::Checkpoint {
             path: path.to_path_buf(),
             error,
         };
         let header = checkpoint_header(game, depth);
-        let mut bytes = Vec::new();
-        match File::open(path) {
-            Ok(mut f) => {
-                f.read_to_end(&mut bytes).map_err(io)?;
-            }
+        match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(e)),
+            Ok(m) if m.is_file() => {
+                let mut file = open_no_follow(path).map_err(io)?;
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes).map_err(io)?;
+                match parse_checkpoint(&bytes, &header) {
+                    Contents::Valid { done, len } => {
+                        file.set_len(len as u64).map_err(io)?;
+                        file.seek(SeekFrom::End(0)).map_err(io)?;
+                        return Ok(Checkpoint {
+                            path: path.to_path_buf(),
+                            file,
+                            done,
+                        });
+                    }
+                    Contents::Unusable(why) => {
+                        let mut aside = path.as_os_str().to_owned();
+                        aside.push(".unusable");
+                        let aside = PathBuf::from(aside);
+                        std::fs::rename(path, &aside).map_err(io)?;
+                        note(&format!(
+                            "checkpoint {}: {why}: set aside as {}; the search starts over",
+                            path.display(),
+                            aside.display()
+                        ));
+                    }
+                }
+            }
+            Ok(_) => check_checkpoint_path(path)?,
         }
-        let valid = bytes.len() >= HEADER_LEN && bytes[..HEADER_LEN] == header;
-        let done = if valid {
-            bytes[HEADER_LEN..]
-                .chunks_exact(RECORD_LEN)
-                .map(|r| u64::from_le_bytes(r.try_into().unwrap_or_default()))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        // A new checkpoint, created where nothing is (never through a link).
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
-            .create(true)
-            .truncate(false)
+            .create_new(true)
             .open(path)
             .map_err(io)?;
-        if valid {
-            let whole = HEADER_LEN + (bytes.len() - HEADER_LEN) / RECORD_LEN * RECORD_LEN;
-            file.set_len(whole as u64).map_err(io)?;
-            file.seek(SeekFrom::End(0)).map_err(io)?;
-        } else {
-            file.set_len(0).map_err(io)?;
-            file.write_all(&header).map_err(io)?;
-            file.sync_all().map_err(io)?;
-        }
+        file.write_all(&header).map_err(io)?;
+        file.sync_all().map_err(io)?;
         Ok(Checkpoint {
             path: path.to_path_buf(),
             file,
-            done,
+            done: Vec::new(),
         })
     }
 
-    /// Appends records and makes them durable.
+    /// Appends records as one chunk and makes them durable.
     fn append(&mut self, batch: &[u64]) -> Result<(), BookError> {
-        let mut bytes = Vec::with_capacity(batch.len() * RECORD_LEN);
-        for &record in batch {
-            bytes.extend_from_slice(&record.to_le_bytes());
+        if batch.is_empty() {
+            return Ok(());
         }
         let io = |error| BookError::Checkpoint {
             path: self.path.clone(),
             error,
         };
-        self.file.write_all(&bytes).map_err(io)?;
+        for part in batch.chunks(MAX_CHUNK) {
+            let mut bytes = Vec::with_capacity(CHUNK_HEAD + part.len() * RECORD_LEN + CHUNK_TAIL);
+            bytes.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(&[0; 4]);
+            for &record in part {
+                bytes.extend_from_slice(&record.to_le_bytes());
+            }
+            let sum = xxhash_rust::xxh3::xxh3_64(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+            self.file.write_all(&bytes).map_err(io)?;
+        }
         self.file.sync_data().map_err(io)
     }
+}
+
+/// Opens a regular file for reading and writing without following a
+/// symbolic link at its last component.
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
 }
 
 /// States a search thread takes at a time, at most: consecutive states are
@@ -409,8 +541,15 @@ fn search_layer<G: BookGame>(
     progress: &dyn Progress,
 ) -> Result<(Vec<Value>, bool), BookError> {
     let mut values = vec![Value::TERMINAL; keys.len()];
+    // Every option is checked (the searchers set up) before the first byte
+    // of a checkpoint is written.
+    let mut searchers = game.searchers(
+        options.searchers.max(1).min(keys.len().max(1)),
+        options.table_bits,
+    )?;
+    let note = |m: &str| progress.note(m);
     let mut checkpoint = match &options.checkpoint {
-        Some(path) => Some(Checkpoint::open(path, game, depth)?),
+        Some(path) => Some(Checkpoint::open(path, game, depth, &note)?),
         None => None,
     };
     let mut found = vec![false; keys.len()];
@@ -459,10 +598,9 @@ fn search_layer<G: BookGame>(
         ));
     }
     progress.start_phase("search", total);
-    let searchers = options.searchers.max(1).min(todo.len().max(1));
+    searchers.truncate(todo.len().max(1));
     let next = AtomicUsize::new(0);
-    let batch = (todo.len() / (4 * searchers)).clamp(1, SEARCH_BATCH);
-    let searchers = game.searchers(searchers, options.table_bits)?;
+    let batch = (todo.len() / (4 * searchers.len())).clamp(1, SEARCH_BATCH);
     let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
         let mut handles = Vec::new();

@@ -218,26 +218,56 @@ fn a_damaged_or_foreign_checkpoint_costs_time_not_correctness() {
     let g = game();
     let dir = tempfile::tempdir().unwrap();
     let cp = dir.path().join("cp");
+    let aside = dir.path().join("cp.unusable");
     let clean = build_book(&g, &options(5, None), &NoProgress).unwrap();
-    // Not a checkpoint at all: started afresh.
+    // Not a checkpoint at all: set aside, and the search starts over.
     std::fs::write(&cp, b"garbage that is not a checkpoint").unwrap();
     let again = build_book(&g, &options(5, Some(cp.clone())), &NoProgress).unwrap();
     assert_eq!(again.records, clean.records);
-    // A record cut short, and a record of a state outside the layer: the
-    // first is dropped, the second ignored.
-    let mut bytes = std::fs::read(&cp).unwrap();
-    assert!(bytes.len() > 24 + 8);
-    bytes.extend_from_slice(&u64::MAX.to_le_bytes());
-    bytes.extend_from_slice(&[1, 2, 3]);
-    std::fs::write(&cp, &bytes).unwrap();
+    assert_eq!(
+        std::fs::read(&aside).unwrap(),
+        b"garbage that is not a checkpoint"
+    );
+    // A chunk cut short by a crash is dropped; the whole chunks before it
+    // are kept.
+    let whole = std::fs::read(&cp).unwrap();
+    assert!(whole.len() > 32 + 8 + 8 + 8, "{} bytes", whole.len());
+    let mut torn = whole.clone();
+    torn.extend_from_slice(&[3, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3]);
+    std::fs::write(&cp, &torn).unwrap();
     let again = build_book(&g, &options(5, Some(cp.clone())), &NoProgress).unwrap();
     assert_eq!(again.records, clean.records);
+    assert_eq!(
+        std::fs::read(&cp).unwrap(),
+        whole,
+        "the torn chunk is cut off"
+    );
+    // A record changed: its chunk fails its checksum, and the whole file is
+    // set aside rather than resumed (a wrong value would end in the book).
+    let mut edited = whole.clone();
+    edited[32 + 8] ^= 0x10;
+    std::fs::write(&cp, &edited).unwrap();
+    let again = build_book(&g, &options(5, Some(cp.clone())), &NoProgress).unwrap();
+    assert_eq!(again.records, clean.records);
+    assert_eq!(std::fs::read(&aside).unwrap(), edited);
     // The checkpoint of another depth is not reused.
-    let deeper = build_book(&g, &options(6, Some(cp)), &NoProgress).unwrap();
+    let deeper = build_book(&g, &options(6, Some(cp.clone())), &NoProgress).unwrap();
     assert_eq!(
         deeper.records,
         build_book(&g, &options(6, None), &NoProgress)
             .unwrap()
             .records
     );
+    // A checkpoint path that is a symbolic link is refused, and the file it
+    // points to is left alone.
+    #[cfg(unix)]
+    {
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let refused = build_book(&g, &options(5, Some(link)), &NoProgress).unwrap_err();
+        assert!(refused.to_string().contains("symbolic link"), "{refused}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    }
 }

@@ -321,3 +321,49 @@ fn small_boards_match_the_published_results() {
         assert_eq!(solver.solve_weak(&empty), want.signum(), "{v} weak");
     }
 }
+
+/// Boards too large for a database record but whose bitboard fits 64 bits
+/// are answered by search: late positions of each agree with plain negamax,
+/// through the engine's live search as `query` runs it.
+#[test]
+fn boards_past_the_database_limit_are_searched_exactly() {
+    use boardsolve::registry::AnyGame;
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    for (w, h) in [(8, 7), (9, 6), (10, 5), (12, 4), (7, 7), (5, 10)] {
+        let game = AnyGame::new("connect-four", &format!("{w}x{h}")).unwrap();
+        assert!(
+            game.game().descriptor().storage_error().is_some(),
+            "{w}x{h}"
+        );
+        let live = game.live(None, 20).unwrap().unwrap();
+        let mut checked = 0;
+        while checked < 6 {
+            // Leave 8 to 11 empty cells, nobody having won.
+            let empty = 8 + (xorshift(&mut seed) % 4) as usize;
+            let mut g = Grid::new(w, h);
+            let mut cols = Vec::new();
+            let mut dead = false;
+            while g.stones < w * h - empty {
+                let open: Vec<usize> = (0..w).filter(|&c| g.height[c] < h).collect();
+                let c = open[(xorshift(&mut seed) % open.len() as u64) as usize];
+                if g.wins(c) {
+                    dead = true;
+                    break;
+                }
+                g.play(c);
+                cols.push(c);
+            }
+            if dead {
+                continue;
+            }
+            let want = g.negamax();
+            let text: Vec<String> = cols.iter().map(|c| (c + 1).to_string()).collect();
+            let position = game.game().parse(&text.join(",")).expect("a legal line");
+            let got = live
+                .value(game.game().canonical(position.state))
+                .expect("searched");
+            assert_eq!(got.net, want, "{w}x{h} {cols:?}");
+            checked += 1;
+        }
+    }
+}

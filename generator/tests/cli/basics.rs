@@ -80,7 +80,7 @@ fn replaces_an_existing_file_atomically() {
 #[test]
 fn a_failed_write_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
-    // The target is a directory: the final rename fails after all the work.
+    // The target is a directory: refused before any work.
     let target = dir.path().join("occupied");
     std::fs::create_dir(&target).unwrap();
     std::fs::write(target.join("keep"), b"x").unwrap();
@@ -89,7 +89,7 @@ fn a_failed_write_leaves_no_partial_file() {
         .arg(&target)
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("generator: error: writing"));
+        .stderr(predicates::str::contains("a directory, not a regular file"));
     assert!(target.join("keep").is_file());
     assert!(leftovers(dir.path()).is_empty());
     // A directory that does not exist.

@@ -6,6 +6,8 @@
 //! double- or single-quoted strings, optionally fed by `printf '...' |` or
 //! `< FILE`, optionally ending in `# exit N` (the exit status it must give,
 //! 0 otherwise). In the output, a line `...` stands for any number of lines.
+//! `BOARDSOLVE_DOCS_BLESS=1` writes what the commands print into the
+//! documents instead (blocks with `...` are left to be mended by hand).
 //! The commands of one document run in order in one directory, which holds
 //! the default British Square and Dots and Boxes files (`bsq.db`,
 //! `dab.db`) from the start; heavy commands that the tests cannot run are
@@ -20,6 +22,8 @@ use assert_cmd::Command;
 struct Example {
     /// Where it is: the document and its line.
     place: String,
+    /// The index of the command's line in the document.
+    line: usize,
     words: Vec<String>,
     stdin: Vec<u8>,
     stdin_file: Option<String>,
@@ -42,7 +46,9 @@ fn examples(doc: &str, name: &str) -> Vec<Example> {
             continue;
         }
         if let Some(command) = trimmed.strip_prefix("$ ") {
-            out.push(parse_command(command, &format!("{name}:{}", n + 1)));
+            let mut e = parse_command(command, &format!("{name}:{}", n + 1));
+            e.line = n;
+            out.push(e);
         } else if let Some(last) = out.last_mut() {
             last.output.push(trimmed.to_owned());
         } else {
@@ -78,6 +84,7 @@ fn parse_command(line: &str, place: &str) -> Example {
     );
     Example {
         place: place.to_owned(),
+        line: 0,
         words,
         stdin,
         stdin_file,
@@ -157,6 +164,11 @@ fn run_document(path: &Path) {
     for f in ["bsq.db", "dab.db"] {
         std::fs::copy(super::first_contact::defaults().join(f), dir.path().join(f)).unwrap();
     }
+    // BOARDSOLVE_DOCS_BLESS=1 writes what the commands print into the
+    // document instead of failing, where the shown output cuts nothing.
+    let bless = std::env::var_os("BOARDSOLVE_DOCS_BLESS").is_some();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut shift = 0isize;
     for e in examples {
         let program = binary(&e.words[0]);
         assert!(
@@ -187,6 +199,15 @@ fn run_document(path: &Path) {
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
+        if bless && !matches(&e.output, &actual) && !e.output.iter().any(|l| l == "...") {
+            let at = (e.line as isize + 1 + shift) as usize;
+            lines.splice(
+                at..at + e.output.len(),
+                actual.iter().map(|l| l.to_string()),
+            );
+            shift += actual.len() as isize - e.output.len() as isize;
+            continue;
+        }
         assert!(
             matches(&e.output, &actual),
             "{}: {:?} printed\n{}\nbut the document shows\n{}",
@@ -195,6 +216,9 @@ fn run_document(path: &Path) {
             stdout,
             e.output.join("\n")
         );
+    }
+    if bless {
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
     }
 }
 

@@ -39,25 +39,16 @@ fn bits_for(n: u32) -> u32 {
 }
 
 impl ConnectFour {
-    /// Connect Four on `variant`, if its records fit a 64-bit word.
-    pub fn new(variant: Variant) -> Result<ConnectFour, VariantError> {
+    /// Connect Four on `variant`: any board whose bitboard fits a 64-bit
+    /// word can be searched; its database records fit only on the smaller
+    /// boards ([`GameDescriptor::storage_error`]).
+    pub fn new(variant: Variant) -> ConnectFour {
         let cells = variant.cells();
         let key_bits = variant.width() * (variant.height() + 1);
         // Scores lie within +-(cells + 1) / 2: a sign bit and the magnitude.
         let value_bits = bits_for(cells.div_ceil(2)) + 1;
         let remoteness_bits = bits_for(cells);
-        let bits = key_bits + value_bits + remoteness_bits;
-        if bits > 64 {
-            return Err(VariantError::new(
-                NAME,
-                &variant.to_string(),
-                format!(
-                    "board {variant} needs {bits} bits per database record (key {key_bits}, \
-                     score and remoteness), more than 64; 7x6, 6x7, 6x6 and smaller boards fit"
-                ),
-            ));
-        }
-        Ok(ConnectFour {
+        ConnectFour {
             variant,
             desc: GameDescriptor {
                 name: NAME,
@@ -68,7 +59,7 @@ impl ConnectFour {
                 remoteness_bits,
                 dense: false,
             },
-        })
+        }
     }
 
     /// Parses a variant spec `WxH` (empty: the standard 7x6).
@@ -76,7 +67,7 @@ impl ConnectFour {
         let variant = spec
             .parse::<Variant>()
             .map_err(|e| VariantError::new(NAME, spec, e))?;
-        ConnectFour::new(variant).map_err(|e| VariantError::new(NAME, spec, e.reason))
+        Ok(ConnectFour::new(variant))
     }
 
     /// The board size.
@@ -334,7 +325,11 @@ mod tests {
         let d = g.descriptor();
         assert_eq!(d.variant, "7x6");
         assert_eq!((d.key_bits, d.value_bits, d.remoteness_bits), (49, 6, 6));
-        assert!(ConnectFour::from_variant("8x7").is_err());
+        assert!(d.storage_error().is_none());
+        // Searched, not stored.
+        let big = ConnectFour::from_variant("8x7").expect("a 64-bit bitboard");
+        assert!(big.descriptor().storage_error().is_some());
+        assert!(ConnectFour::from_variant("9x7").is_err(), "80 bits");
         assert!(ConnectFour::from_variant("6x7").is_ok());
     }
 
