@@ -61,3 +61,79 @@ pub fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<L
         Line::Text(lossy)
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader of `left` bytes of `byte`, then a newline, then the end,
+    /// produced on the fly so the test itself holds no long line.
+    struct Endless {
+        left: usize,
+        byte: u8,
+        newline_read: bool,
+        chunk: Vec<u8>,
+    }
+
+    impl io::Read for Endless {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = {
+                let mut buf = self.fill_buf()?;
+                io::Read::read(&mut buf, out)?
+            };
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Endless {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            self.chunk.clear();
+            if self.left > 0 {
+                self.chunk.resize(self.left.min(64 * 1024), self.byte);
+            } else if !self.newline_read {
+                self.chunk.push(b'\n');
+            }
+            Ok(&self.chunk)
+        }
+
+        fn consume(&mut self, n: usize) {
+            if self.left > 0 {
+                self.left -= n;
+            } else if n > 0 {
+                self.newline_read = true;
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_cut_and_memory_stays_bounded() {
+        let mut r = Endless {
+            left: 300 << 20,
+            byte: b'x',
+            newline_read: false,
+            chunk: Vec::new(),
+        };
+        let mut buf = Vec::new();
+        match next_line(&mut r, &mut buf).unwrap() {
+            Some(Line::TooLong(head)) => assert_eq!(head, "x".repeat(40)),
+            _ => panic!("a 300 MB line is too long"),
+        }
+        assert!(buf.capacity() <= 2 * MAX_LINE, "{}", buf.capacity());
+        assert!(next_line(&mut r, &mut buf).unwrap().is_none());
+    }
+
+    #[test]
+    fn lines_that_are_not_utf8_are_told_apart() {
+        let input = b"a1\r\n\xff\xfe\nok\n".to_vec();
+        let mut r = io::Cursor::new(input);
+        let mut buf = Vec::new();
+        assert!(matches!(next_line(&mut r, &mut buf).unwrap(), Some(Line::Text(t)) if t == "a1"));
+        assert!(matches!(
+            next_line(&mut r, &mut buf).unwrap(),
+            Some(Line::BadUtf8(_))
+        ));
+        assert!(matches!(next_line(&mut r, &mut buf).unwrap(), Some(Line::Text(t)) if t == "ok"));
+        assert!(next_line(&mut r, &mut buf).unwrap().is_none());
+    }
+}

@@ -12,13 +12,14 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use boardsolve::analysis::analyze_weak;
+use boardsolve::analysis::stats::StatsError;
 use boardsolve::analysis::verify::verify;
 use boardsolve::bars::{Bars, Spinner};
 use boardsolve::core::layout::LayoutKind;
 use boardsolve::registry::{self, AnyGame};
 use boardsolve::render::{signed, Presentation};
 use boardsolve::solve::live::DEFAULT_TABLE_BITS;
-use boardsolve::{analyze_position, principal_variation, Database, DbError, Oracle};
+use boardsolve::{analyze_position, principal_variation, Database, DbError, Oracle, QueryError};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use rayon::prelude::*;
 
@@ -323,6 +324,17 @@ fn emit(text: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// True when `e` comes from a damaged database (a contradiction among its
+/// values, a value out of range, the start missing).
+fn blames_the_database(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<QueryError>()
+            .is_some_and(QueryError::is_corrupt)
+            || c.downcast_ref::<StatsError>()
+                .is_some_and(|s| matches!(s, StatsError::Query(q) if q.is_corrupt()))
+    })
+}
+
 /// `log2` of the entries of a live search's transposition table.
 const TABLE_BITS: u32 = DEFAULT_TABLE_BITS;
 
@@ -354,31 +366,92 @@ struct Mode {
     weak: bool,
 }
 
-/// Answers one position: the text to print, or the error message.
+/// Why a position was not answered, and whether the database is to blame.
+struct Refusal {
+    message: String,
+    /// The database is damaged: exit status 3 rather than 1.
+    corrupt: bool,
+}
+
+impl Refusal {
+    fn bad_line(message: String) -> Refusal {
+        Refusal {
+            message,
+            corrupt: false,
+        }
+    }
+}
+
+impl From<boardsolve::PositionError> for Refusal {
+    fn from(e: boardsolve::PositionError) -> Refusal {
+        Refusal::bad_line(e.to_string())
+    }
+}
+
+impl From<QueryError> for Refusal {
+    fn from(e: QueryError) -> Refusal {
+        Refusal {
+            corrupt: e.is_corrupt(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// The positions refused so far.
+#[derive(Default)]
+struct Refused {
+    bad: u64,
+    corrupt: u64,
+}
+
+impl Refused {
+    fn add(&mut self, r: &Refusal) {
+        self.bad += 1;
+        self.corrupt += u64::from(r.corrupt);
+    }
+
+    fn merge(&mut self, other: Refused) {
+        self.bad += other.bad;
+        self.corrupt += other.corrupt;
+    }
+
+    /// The exit status: a damaged database first, then a bad position.
+    fn status(&self) -> u8 {
+        if self.corrupt > 0 {
+            EXIT_DATABASE
+        } else if self.bad > 0 {
+            EXIT_FAILURE
+        } else {
+            EXIT_SUCCESS
+        }
+    }
+}
+
+/// Answers one position: the text to print, or why not.
 fn answer_one(
     game: &dyn Presentation,
     db: &dyn Oracle,
     input: &str,
     mode: Mode,
-) -> Result<String, String> {
+) -> Result<String, Refusal> {
     let Mode {
         json,
         pv,
         color,
         weak,
     } = mode;
-    let position = game.parse(input).map_err(|e| e.to_string())?;
+    let position = game.parse(input)?;
     if weak {
-        let w = analyze_weak(game, db, &position).map_err(|e| e.to_string())?;
+        let w = analyze_weak(game, db, &position)?;
         return Ok(if json {
             answer::weak_json(game, input, &w)
         } else {
             answer::weak_human(game, &w)
         });
     }
-    let a = analyze_position(game, db, &position).map_err(|e| e.to_string())?;
+    let a = analyze_position(game, db, &position)?;
     let line = if pv {
-        Some(principal_variation(game, db, position.state).map_err(|e| e.to_string())?)
+        Some(principal_variation(game, db, position.state)?)
     } else {
         None
     };
@@ -393,13 +466,13 @@ fn answer_one(
 /// few enough that memory stays flat.
 const BATCH: usize = 4096;
 
-/// Answers positions from stdin, streaming. Returns the number of bad lines.
+/// Answers positions from stdin, streaming. Returns the lines refused.
 fn answer_stdin(
     game: &dyn Presentation,
     db: &dyn Oracle,
     mode: Mode,
     out: &mut impl Write,
-) -> Result<u64> {
+) -> Result<Refused> {
     let json = mode.json;
     // A reader thread cuts stdin into batches while the workers answer the
     // previous one. A batch takes only lines already buffered, so a caller
@@ -422,23 +495,28 @@ fn answer_stdin(
                 }
             }
         });
-        let mut bad = 0u64;
+        let mut refused = Refused::default();
         let mut line_no = 0u64;
         for batch in rx {
-            let answers: Vec<(String, Result<String, String>)> = batch
+            let answers: Vec<(String, Result<String, Refusal>)> = batch
                 .into_par_iter()
                 .map(|line| match line {
                     lines::Line::Text(t) => {
                         let r = answer_one(game, db, &t, mode);
                         (t, r)
                     }
-                    lines::Line::BadUtf8(t) => (t, Err("input line is not valid UTF-8".to_owned())),
+                    lines::Line::BadUtf8(t) => (
+                        t,
+                        Err(Refusal::bad_line(
+                            "input line is not valid UTF-8".to_owned(),
+                        )),
+                    ),
                     lines::Line::TooLong(t) => (
                         t,
-                        Err(format!(
+                        Err(Refusal::bad_line(format!(
                             "input line is longer than {} bytes",
                             lines::MAX_LINE
-                        )),
+                        ))),
                     ),
                 })
                 .collect();
@@ -447,11 +525,11 @@ fn answer_stdin(
                 match r {
                     Ok(text) => writeln!(out, "{text}")?,
                     Err(e) => {
-                        bad += 1;
+                        refused.add(&e);
                         if json {
-                            writeln!(out, "{}", answer::json_error(&input, &e))?;
+                            writeln!(out, "{}", answer::json_error(&input, &e.message))?;
                         } else {
-                            eprintln!("query: line {line_no}: {e}");
+                            eprintln!("query: line {line_no}: {}", e.message);
                         }
                     }
                 }
@@ -463,7 +541,7 @@ fn answer_stdin(
             Ok(r) => r.context("reading stdin")?,
             Err(_) => anyhow::bail!("the stdin reader failed"),
         }
-        Ok(bad)
+        Ok(refused)
     })
 }
 
@@ -493,14 +571,14 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
     } else {
         &ask.positions
     };
-    let mut bad = 0u64;
+    let mut refused = Refused::default();
     let mut first = true;
     for p in positions {
         if p == "-" {
             if let Some(db) = &source.db {
                 db.build_index();
             }
-            bad += answer_stdin(game, oracle, mode, &mut out)?;
+            refused.merge(answer_stdin(game, oracle, mode, &mut out)?);
             continue;
         }
         if let Some(path) = &ask.svg {
@@ -524,18 +602,19 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
                 }
             }
             Err(e) => {
-                bad += 1;
+                refused.add(&e);
                 if json {
-                    writeln!(out, "{}", answer::json_error(p, &e)).context("writing output")?;
+                    writeln!(out, "{}", answer::json_error(p, &e.message))
+                        .context("writing output")?;
                 }
                 out.flush().context("writing output")?;
-                eprintln!("query: error: {e}");
+                eprintln!("query: error: {}", e.message);
             }
         }
         first = false;
     }
     out.flush().context("writing output")?;
-    Ok(if bad > 0 { EXIT_FAILURE } else { EXIT_SUCCESS })
+    Ok(refused.status())
 }
 
 /// Writes the SVG picture of one position to `path` (`-`: stdout).
@@ -620,7 +699,8 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     let h = db.header();
     let g = game.present();
     let start = g.start();
-    let start_value = db.get(g.canonical(start));
+    let start_value = boardsolve::analysis::stored_value(g, db, start, g.canonical(start))
+        .map_err(|e| db_failure(anyhow::Error::new(e).context(source.path.clone())))?;
     if json {
         let l = &h.layout;
         let j = serde_json::json!({
@@ -631,8 +711,8 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
             "layout": {"key_shift": l.key_shift, "key_bits": l.key_bits, "value_shift": l.value_shift,
                        "value_bits": l.value_bits, "remoteness_shift": l.remoteness_shift,
                        "remoteness_bits": l.remoteness_bits},
-            "start_value": start_value.map(|v| g.score(start, v.net)),
-            "start_remoteness": start_value.map(|v| v.remoteness),
+            "start_value": g.score(start, start_value.net),
+            "start_remoteness": start_value.remoteness,
         });
         emit(&format!("{j}\n"))?;
     } else {
@@ -662,15 +742,13 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
             }
         );
         let _ = writeln!(o, "written by: {}", h.generator);
-        if let Some(v) = start_value {
-            let _ = writeln!(
-                o,
-                "start:      value {}, remoteness {} ({})",
-                signed(g.score(start, v.net)),
-                v.remoteness,
-                g.score_meaning()
-            );
-        }
+        let _ = writeln!(
+            o,
+            "start:      value {}, remoteness {} ({})",
+            signed(g.score(start, start_value.net)),
+            start_value.remoteness,
+            g.score_meaning()
+        );
         emit(&o)?;
     }
     Ok(EXIT_SUCCESS)
@@ -838,7 +916,13 @@ fn main() -> ExitCode {
                 return ExitCode::from(EXIT_SUCCESS);
             }
             eprintln!("query: error: {:#}", f.error);
-            ExitCode::from(f.code)
+            // Whatever command met it, a damaged database is exit 3.
+            let code = if f.code == EXIT_FAILURE && blames_the_database(&f.error) {
+                EXIT_DATABASE
+            } else {
+                f.code
+            };
+            ExitCode::from(code)
         }
     }
 }

@@ -9,7 +9,7 @@
 pub mod stats;
 pub mod verify;
 
-use crate::core::{Edge, Game, Move, MoveMark, Oracle, Outcome, Player, Position, Value};
+use crate::core::{Edge, Game, Limits, Move, MoveMark, Oracle, Outcome, Player, Position, Value};
 
 /// One legal move of an analysed position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,7 +128,7 @@ pub enum QueryError {
     },
     /// The database contradicts itself: a child is missing or the values of
     /// the children do not give the stored value.
-    #[error("database is inconsistent at {position}: {reason} (run `query verify`)")]
+    #[error("database corrupted at {position}: {reason} (run `query verify`)")]
     Inconsistent {
         /// The position, in the game's notation.
         position: String,
@@ -137,7 +137,18 @@ pub enum QueryError {
     },
 }
 
-fn lookup(
+impl QueryError {
+    /// True when the error says the database is damaged (a contradiction
+    /// among its values, a value out of range, the start missing), rather
+    /// than that the position is not one it holds.
+    pub fn is_corrupt(&self) -> bool {
+        matches!(self, QueryError::Inconsistent { .. })
+    }
+}
+
+/// The stored value of `state` (whose canonical key is `canonical`),
+/// checked against the game's range.
+pub fn stored_value(
     game: &dyn Game,
     db: &dyn Oracle,
     state: u64,
@@ -145,14 +156,43 @@ fn lookup(
 ) -> Result<Value, QueryError> {
     let mut found = Vec::with_capacity(1);
     db.values(&[canonical], &mut found);
-    found.pop().flatten().ok_or_else(|| {
-        let position = game.format_position(state);
-        if db.is_complete() {
-            QueryError::Unreachable { position }
-        } else {
-            QueryError::NotInDatabase { position }
+    match found.pop().flatten() {
+        Some(v) => checked(game, &game.limits(), state, v),
+        None => Err(missing(game, db, state, canonical)),
+    }
+}
+
+/// Why a state's value is missing: unreachable, not in a partial database,
+/// or (the start itself missing from a complete one) a damaged database.
+fn missing(game: &dyn Game, db: &dyn Oracle, state: u64, canonical: u64) -> QueryError {
+    let position = game.format_position(state);
+    if !db.is_complete() {
+        QueryError::NotInDatabase { position }
+    } else if canonical == game.canonical(game.start()) {
+        QueryError::Inconsistent {
+            position,
+            reason: "the start position is missing".into(),
         }
-    })
+    } else {
+        QueryError::Unreachable { position }
+    }
+}
+
+/// `v`, the stored value of `state`, if the game allows it: a value out of
+/// the game's range comes from a damaged or forged database.
+#[inline]
+fn checked(game: &dyn Game, limits: &Limits, state: u64, v: Value) -> Result<Value, QueryError> {
+    if limits.allows(v) {
+        Ok(v)
+    } else {
+        Err(QueryError::Inconsistent {
+            position: game.format_position(state),
+            reason: format!(
+                "the stored value (net {}, remoteness {}) is out of the game's range",
+                v.net, v.remoteness
+            ),
+        })
+    }
 }
 
 /// Analyses a state: its value and the value of every legal move. The side
@@ -219,13 +259,14 @@ fn analyze_with(
     }));
     keys.push(canonical);
     db.values(keys, found);
+    let limits = game.limits();
     let value = match found.pop().flatten() {
-        Some(v) => v,
+        Some(v) => checked(game, &limits, state, v)?,
         // A finished position is answered by the rules: its side to move
         // may be one the database does not hold (a finished British Square
         // board given without a side), and no value depends on it.
         None if edges.is_empty() => Value::TERMINAL,
-        None => lookup(game, db, state, canonical)?,
+        None => stored_value(game, db, state, canonical)?,
     };
     let inconsistent = |reason: String| QueryError::Inconsistent {
         position: game.format_position(state),
@@ -247,6 +288,7 @@ fn analyze_with(
                 }
             }
         })?;
+        let child_value = checked(game, &limits, e.child, child_value)?;
         moves.push(MoveAnalysis {
             mv: e.mv,
             child: e.child,

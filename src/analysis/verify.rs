@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::core::{Edge, Game, LayoutKind, Progress, RecordLayout, Value};
+use crate::core::{Edge, Game, LayoutKind, Limits, Progress, RecordLayout, Value};
 use crate::db::{Database, DbError, Header};
 
 /// What a successful verification checked.
@@ -20,7 +20,9 @@ pub struct VerifyReport {
 
 /// Checks that a header describes a database of `game` as this build
 /// writes it: the game's name and id, the variant in canonical form, the
-/// layout kind and record layout, and the start key.
+/// layout kind and record layout, a record count the game allows (the
+/// exact count of a complete database, where the game knows it) and the
+/// start key.
 pub fn check_header(game: &dyn Game, header: &Header) -> Result<(), DbError> {
     let desc = game.descriptor();
     let wrong = |field: &'static str, reason: String| Err(DbError::HeaderField { field, reason });
@@ -58,6 +60,30 @@ pub fn check_header(game: &dyn Game, header: &Header) -> Result<(), DbError> {
                 header.layout
             ),
         );
+    }
+    // No count the game rules out: a header may be forged with consistent
+    // checksums, and every size the reader uses comes from it.
+    let limits = game.limits();
+    let count = header.record_count;
+    if kind == LayoutKind::Sorted && count > limits.states {
+        return wrong(
+            "record_count",
+            format!(
+                "{count} records, but {} {} has at most {} positions",
+                desc.name, desc.variant, limits.states
+            ),
+        );
+    }
+    if let (Some(exact), true) = (limits.exact_states, header.is_complete()) {
+        if count != exact {
+            return wrong(
+                "record_count",
+                format!(
+                    "{count} records, but a complete database of {} {} has {exact}",
+                    desc.name, desc.variant
+                ),
+            );
+        }
     }
     let start = game.canonical(game.start());
     if header.start_key != start {
@@ -101,6 +127,7 @@ pub fn verify(
     };
 
     check_header(game, db.header())?;
+    let limits = game.limits();
     let start = game.canonical(game.start());
     if complete && db.find(start).is_none() {
         return Err(DbError::HeaderField {
@@ -135,13 +162,17 @@ pub fn verify(
             if game.canonical(key) != key {
                 return Some(bad(i, key, "not in canonical form".into()));
             }
+            let value = layout.value(r);
+            if !limits.allows(value) {
+                return Some(bad(i, key, out_of_range(value)));
+            }
             edges.clear();
             game.canonical_children(key, &mut edges);
             if !complete && edges.iter().any(|e| db.get(e.child).is_none()) {
                 // The frontier of a partial database: nothing to derive from.
                 continue;
             }
-            if let Err(reason) = check_value(db, game, &edges, layout.value(r)) {
+            if let Err(reason) = check_value(db, game, &limits, &edges, value) {
                 return Some(bad(i, key, reason));
             }
             chunk_derived += 1;
@@ -172,6 +203,7 @@ fn verify_dense(
     let entries = db.dense_entries();
     let n = entries.len();
     let layout = db.header().layout;
+    let limits = game.limits();
     let bad = |key: u64, reason: String| DbError::BadRecord {
         index: key,
         key,
@@ -185,9 +217,13 @@ fn verify_dense(
         let mut edges = Vec::with_capacity(64);
         for (i, &byte) in entries.iter().enumerate().take(hi).skip(lo) {
             let key = i as u64;
+            let value = layout.dense_value(key, byte);
+            if !limits.allows(value) {
+                return Some(bad(key, out_of_range(value)));
+            }
             edges.clear();
             game.moves(key, &mut edges);
-            if let Err(reason) = check_value(db, game, &edges, layout.dense_value(key, byte)) {
+            if let Err(reason) = check_value(db, game, &limits, &edges, value) {
                 return Some(bad(key, reason));
             }
         }
@@ -205,11 +241,20 @@ fn verify_dense(
     }
 }
 
+/// Why a stored value is refused when the game rules it out.
+fn out_of_range(v: Value) -> String {
+    format!(
+        "value (net {}, remoteness {}) out of the game's range",
+        v.net, v.remoteness
+    )
+}
+
 /// Checks a stored value against the best of its moves, the children's
 /// values read from the file.
 fn check_value(
     db: &Database,
     game: &dyn Game,
+    limits: &Limits,
     edges: &[Edge],
     stored: Value,
 ) -> Result<(), String> {
@@ -222,6 +267,14 @@ fn check_value(
                 game.format_move(e.mv)
             )
         })?;
+        if !limits.allows(child) {
+            return Err(format!(
+                "child {:#x} (move {}) has a {}",
+                e.child,
+                game.format_move(e.mv),
+                out_of_range(child)
+            ));
+        }
         let v = Value::through(e, child);
         if best.is_none_or(|b| v.better_than(b)) {
             best = Some(v);
@@ -232,7 +285,8 @@ fn check_value(
         Ok(())
     } else {
         Err(format!(
-            "stored value {stored:?} but its children give {expected:?}"
+            "stored value (net {}, remoteness {}) but its children give (net {}, remoteness {})",
+            stored.net, stored.remoteness, expected.net, expected.remoteness
         ))
     }
 }

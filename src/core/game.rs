@@ -92,6 +92,30 @@ impl GameDescriptor {
     }
 }
 
+/// What a database of a game can hold, as the game's rules bound it: a
+/// header or a record beyond these is forged or damaged, whatever its
+/// checksums say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most canonical states of the game (records of a sorted file).
+    pub states: u64,
+    /// The exact number of canonical states, when it is known: what a
+    /// complete database holds.
+    pub exact_states: Option<u64>,
+    /// The largest net score, either sign.
+    pub max_net: i32,
+    /// The longest game, in plies.
+    pub max_remoteness: u32,
+}
+
+impl Limits {
+    /// True when a stored value is one the game can have.
+    #[inline]
+    pub fn allows(&self, v: super::value::Value) -> bool {
+        v.net.unsigned_abs() <= self.max_net.unsigned_abs() && v.remoteness <= self.max_remoteness
+    }
+}
+
 /// Why a position given as text was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
@@ -221,6 +245,19 @@ pub trait Game: Send + Sync {
     /// The headline value users see for a state whose net value is `net`:
     /// for British Square, X's final score.
     fn score(&self, state: u64, net: i32) -> i32;
+
+    /// What a database of this game can hold ([`Limits`]). The default
+    /// bounds nothing but what the record layout can hold.
+    fn limits(&self) -> Limits {
+        let d = self.descriptor();
+        let bits = |b: u32| if b >= 32 { u32::MAX } else { (1u32 << b) - 1 };
+        Limits {
+            states: u64::MAX,
+            exact_states: None,
+            max_net: i32::try_from(bits(d.value_bits.saturating_sub(1))).unwrap_or(i32::MAX),
+            max_remoteness: bits(d.remoteness_bits),
+        }
+    }
 
     /// The first player's points so far minus the second player's, when the
     /// state alone tells (British Square: X's pieces minus O's). The default,

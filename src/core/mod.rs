@@ -22,7 +22,7 @@ pub mod progress;
 pub mod solution;
 pub mod value;
 
-pub use game::{Game, GameDescriptor, Position, PositionError, VariantError};
+pub use game::{Game, GameDescriptor, Limits, Position, PositionError, VariantError};
 pub use heuristic::{BoundHeuristic, Heuristic};
 pub use layout::{LayoutKind, LayoutOverflow, RecordLayout};
 pub use oracle::{BookSource, NodeCounter, Oracle};

@@ -34,7 +34,7 @@ const FENCE: usize = 256;
 impl Database {
     /// Opens and validates a database file.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
-        Database::open_checked(path, |_| Ok(()))
+        Database::open_checked(path, |_| Ok::<(), DbError>(()))
     }
 
     /// Opens and validates a database file, and runs `check` on its
@@ -44,21 +44,30 @@ impl Database {
     ///
     /// Only a regular file is opened, and without blocking: a named pipe or
     /// a device at `path` is refused before it is read.
-    pub fn open_checked(
+    pub fn open_checked<E: From<DbError>>(
         path: impl AsRef<Path>,
-        check: impl FnOnce(&Header) -> Result<(), DbError>,
-    ) -> Result<Database, DbError> {
+        check: impl FnOnce(&Header) -> Result<(), E>,
+    ) -> Result<Database, E> {
         let path = path.as_ref().to_path_buf();
+        let (file, header) = Database::read_header(&path)?;
+        check(&header)?;
+        Ok(Database::map(path, &file, header)?)
+    }
+
+    /// Opens a regular file without blocking and reads and validates its
+    /// header, and the file's size against it.
+    fn read_header(path: &Path) -> Result<(std::fs::File, Header), DbError> {
         let io = |error| DbError::Io {
-            path: path.clone(),
+            path: path.to_path_buf(),
             error,
         };
-        let meta = std::fs::metadata(&path).map_err(io)?;
+        let not_a_file = |meta: &std::fs::Metadata| DbError::NotAFile {
+            path: path.to_path_buf(),
+            kind: super::file_kind(meta),
+        };
+        let meta = std::fs::metadata(path).map_err(io)?;
         if !meta.is_file() {
-            return Err(DbError::NotAFile {
-                kind: super::file_kind(&meta),
-                path,
-            });
+            return Err(not_a_file(&meta));
         }
         let mut options = std::fs::OpenOptions::new();
         options.read(true);
@@ -69,13 +78,10 @@ impl Database {
             // waits (a FIFO would, for a writer).
             options.custom_flags(libc::O_NONBLOCK);
         }
-        let mut file = options.open(&path).map_err(io)?;
+        let mut file = options.open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if !meta.is_file() {
-            return Err(DbError::NotAFile {
-                kind: super::file_kind(&meta),
-                path,
-            });
+            return Err(not_a_file(&meta));
         }
         let mut head = Vec::with_capacity(HEADER_SIZE);
         (&mut file)
@@ -88,11 +94,20 @@ impl Database {
         if expected != actual {
             return Err(DbError::Size { expected, actual });
         }
-        check(&header)?;
+        Ok((file, header))
+    }
+
+    /// Maps a file whose header is validated.
+    fn map(path: PathBuf, file: &std::fs::File, header: Header) -> Result<Database, DbError> {
+        let io = |error| DbError::Io {
+            path: path.clone(),
+            error,
+        };
+        let expected = header.expected_file_size()?;
         // SAFETY: the map is read-only. Writers never modify a published file
         // in place (they write a new file and rename it over the old one), so
         // the mapped bytes do not change under us.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let map = unsafe { Mmap::map(file) }.map_err(io)?;
         if map.len() as u64 != expected {
             return Err(DbError::Size {
                 expected,

@@ -229,10 +229,20 @@ impl AnyGame {
         Ok(game)
     }
 
-    /// Opens and validates the database at `path`, and sets up its game.
+    /// Opens and validates the database at `path`, and sets up its game:
+    /// the header is checked against the game before the file is mapped.
     pub fn open(path: &std::path::Path) -> Result<(Database, AnyGame), OpenError> {
-        let db = Database::open(path)?;
-        let game = AnyGame::from_header(db.header())?;
+        let mut game = None;
+        let db = Database::open_checked(path, |header| {
+            game = Some(AnyGame::from_header(header)?);
+            Ok::<(), OpenError>(())
+        })?;
+        let game = game.ok_or_else(|| {
+            OpenError::Db(DbError::HeaderField {
+                field: "game",
+                reason: "no game was set up".into(),
+            })
+        })?;
         Ok((db, game))
     }
 

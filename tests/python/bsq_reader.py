@@ -287,6 +287,15 @@ class Database:
                           f"{variant}")
         if u64(168) != self.game.start_key():
             raise BadFile("start_key is not the key of the start position")
+        # Step 9: the checksums cannot tell a forged count from a true one.
+        most, exact = self.game.positions()
+        if self.record_count > most:
+            raise BadFile(f"record_count {self.record_count}: {game} "
+                          f"{variant} has at most {most} positions")
+        if u32(28) & FLAG_COMPLETE and exact is not None \
+                and self.record_count != exact:
+            raise BadFile(f"record_count {self.record_count}: a complete "
+                          f"{game} {variant} database has {exact}")
         self.layout = layout
         self.complete = bool(u32(28) & FLAG_COMPLETE)
         self.key_shift, self.key_bits = key_shift, key_bits
@@ -304,7 +313,8 @@ class Database:
                 return None
             byte = self.entries[key]
             net = byte - 256 if byte >= 128 else byte
-            return net, self.key_bits - bin(key).count("1")
+            return self._in_range(key, net,
+                                  self.key_bits - bin(key).count("1"))
         target = key << self.key_shift
         i = bisect.bisect_left(self.records, target)
         if i == len(self.records):
@@ -315,7 +325,15 @@ class Database:
         net = (record >> self.value_shift) & ((1 << self.value_bits) - 1)
         if net >> (self.value_bits - 1):  # two's complement sign bit
             net -= 1 << self.value_bits
-        return net, record & ((1 << self.rem_bits) - 1)
+        return self._in_range(key, net, record & ((1 << self.rem_bits) - 1))
+
+    def _in_range(self, key, net, remoteness):
+        """The value, if the game allows it (section 4, Range)."""
+        max_net, max_remoteness = self.game.value_bounds()
+        if abs(net) > max_net or remoteness > max_remoteness:
+            raise BadFile(f"key {key:#x}: value (net {net}, remoteness "
+                          f"{remoteness}) is out of the game's range")
+        return net, remoteness
 
 
 # ---------------------------------------------------------------------------
@@ -341,6 +359,7 @@ class BritishSquare:
 
     def __init__(self, n, center_allowed):
         self.n, self.cells = n, n * n
+        self.center_allowed = center_allowed
         self.full = (1 << self.cells) - 1
         self.center = None  # the cell X may not open on, if any
         if n % 2 and not center_allowed:
@@ -384,6 +403,19 @@ class BritishSquare:
     def start_key(self):
         """The header's ``start_key``."""
         return self.canonical_key(self.start())
+
+    # Canonical positions of each board (section 5, Bounds).
+    POSITIONS = {(3, False): 74, (3, True): 76, (4, False): 10206,
+                 (4, True): 10206, (5, False): 8659987, (5, True): 8659992}
+
+    def positions(self):
+        """(most, exact) canonical positions of this variant."""
+        n = self.POSITIONS[(self.n, self.center_allowed)]
+        return n, n
+
+    def value_bounds(self):
+        """(largest |net|, longest game) of this variant."""
+        return self.cells, 2 * self.cells
 
     def legal_cells(self, pos, player):
         """Sorted cells where ``player`` may place a piece (ignoring turn)."""
@@ -578,6 +610,14 @@ class DotsAndBoxes:
         """The empty board: no edge in any symmetric image either."""
         return 0
 
+    def positions(self):
+        """(most, exact) states: every edge set."""
+        return 1 << self.edges, 1 << self.edges
+
+    def value_bounds(self):
+        """(largest |net|, longest game): the boxes, the edges."""
+        return len(self.boxes), self.edges
+
     def closed(self, key):
         """Number of boxes whose four edges are all drawn."""
         return sum(1 for m in self.boxes if key & m == m)
@@ -730,6 +770,10 @@ def main(argv=None):
         except BadPosition as e:
             print(json.dumps({"input": text, "error": str(e)}))
             status = 1
+        except BadFile as e:
+            print(json.dumps({"input": text, "error": str(e)}))
+            print(f"bsq_reader: {args.dbfile}: {e}", file=sys.stderr)
+            return 3
     return status
 
 

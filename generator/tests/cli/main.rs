@@ -3,3 +3,4 @@
 mod basics;
 mod connect_four_cli;
 mod crash_safety;
+mod hostile;

@@ -217,7 +217,7 @@ fn lies_the_checksums_cannot_see_are_found_by_verify() {
     }
 
     // A dense entry changed: its parents or itself no longer add up.
-    let wrong_entry = records_resealed(&dense, |r| r[0b0101_0101_0101] ^= 2);
+    let wrong_entry = records_resealed(&dense, |r| r[0b0101_0101_0101] ^= 4);
     let p = put(&dir, "entry.db", &wrong_entry);
     assert!(matches!(
         verify_file(&p),

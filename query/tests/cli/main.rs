@@ -9,6 +9,7 @@ mod dandelions_cli;
 mod docs;
 mod dots_and_boxes_cli;
 mod first_contact;
+mod hostile;
 mod many_readers;
 mod play_cli;
 mod python_reader;

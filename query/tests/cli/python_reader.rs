@@ -7,10 +7,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use boardsolve::db::header::header_checksum;
+use boardsolve::db::header::{header_checksum, Header, HEADER_SIZE};
 use boardsolve::games::british_square::BritishSquare;
 use boardsolve::games::dots_and_boxes::DotsAndBoxes;
-use boardsolve::{Database, Edge, Game, Move, Player, Position};
+use boardsolve::{Database, Edge, Game, Move, Player, Position, Value};
 use serde_json::{json, Value as Json};
 use tempfile::TempDir;
 
@@ -437,6 +437,42 @@ fn python_reader_rejects_damaged_files() {
         bytes[offset] ^= 0x01;
         damaged.push((format!("header byte {offset} flipped"), bytes));
     }
+    // Lies the checksums cannot see (format-spec.md, validation step 9 and
+    // the range of values): one record more than 4x4 has, and a start
+    // position worth more than the board.
+    let reseal = |mut bytes: Vec<u8>, edit: &dyn Fn(&mut Header)| {
+        let mut h = Header::decode(&bytes).unwrap();
+        edit(&mut h);
+        h.records_checksum = xxhash_rust::xxh3::xxh3_128(&bytes[HEADER_SIZE..]);
+        bytes[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
+        bytes
+    };
+    let mut longer = good.clone();
+    let last = u64::from_le_bytes(longer[longer.len() - 8..].try_into().unwrap());
+    longer.extend_from_slice(&(last + (1 << 12)).to_le_bytes());
+    damaged.push((
+        "one record more than the game has".into(),
+        reseal(longer, &|h| h.record_count += 1),
+    ));
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    let start = game.canonical(game.start());
+    let layout = Header::decode(&good).unwrap().layout;
+    let mut forged = good.clone();
+    let at = forged[HEADER_SIZE..]
+        .chunks_exact(8)
+        .position(|r| layout.key(u64::from_le_bytes(r.try_into().unwrap())) == start)
+        .unwrap();
+    let record = layout
+        .pack(
+            start,
+            Value {
+                net: 0,
+                remoteness: 63,
+            },
+        )
+        .unwrap();
+    forged[HEADER_SIZE + 8 * at..HEADER_SIZE + 8 * at + 8].copy_from_slice(&record.to_le_bytes());
+    damaged.push(("a start value out of range".into(), reseal(forged, &|_| {})));
     for (i, (what, bytes)) in damaged.iter().enumerate() {
         let (code, stderr) = reader_status(bytes, &format!("damaged-{i}.db"));
         assert_eq!(code, Some(3), "{what}: the reader must refuse the file");

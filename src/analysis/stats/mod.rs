@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use crate::analysis::{analyze_position, Analysis, QueryError};
 use crate::core::layout::LayoutKind;
 use crate::core::BoundHeuristic;
-use crate::core::{Game, Position};
+use crate::core::{Game, Limits, Position, Value};
 use crate::db::Database;
 
 pub use heuristics::HeuristicReport;
@@ -33,7 +33,7 @@ pub use playouts::Outcomes;
 #[derive(Debug, thiserror::Error)]
 pub enum StatsError {
     /// A move leads to a state the database does not hold.
-    #[error("database is inconsistent: the move from {position} to {child} leads to a state it does not hold (run `query verify`)")]
+    #[error("database corrupted: the move from {position} to {child} leads to a state it does not hold (run `query verify`)")]
     MissingChild {
         /// The parent, in the game's notation.
         position: String,
@@ -146,11 +146,17 @@ struct Counts {
     terminals: u64,
     outcomes: [u64; 3],
     unknown_outcome: bool,
+    /// A state whose stored value the game rules out, if any.
+    out_of_range: Option<(u64, i32, u32)>,
 }
 
 impl Counts {
     #[inline]
-    fn add(&mut self, game: &dyn Game, key: u64, net: i32, remoteness: u32) {
+    fn add(&mut self, game: &dyn Game, limits: &Limits, key: u64, net: i32, remoteness: u32) {
+        if !limits.allows(Value { net, remoteness }) {
+            self.out_of_range.get_or_insert((key, net, remoteness));
+            return;
+        }
         *self
             .cells
             .entry((game.layer(key), game.score(key, net)))
@@ -177,6 +183,7 @@ impl Counts {
             *a += b;
         }
         self.unknown_outcome |= other.unknown_outcome;
+        self.out_of_range = self.out_of_range.or(other.out_of_range);
         self
     }
 }
@@ -184,6 +191,7 @@ impl Counts {
 /// Counts the states of a database by layer and value, and its ends.
 fn count_states(game: &dyn Game, db: &Database) -> Counts {
     let layout = db.header().layout;
+    let limits = game.limits();
     match db.header().kind {
         LayoutKind::Sorted => db
             .raw_records()
@@ -192,7 +200,7 @@ fn count_states(game: &dyn Game, db: &Database) -> Counts {
                 for &raw in chunk {
                     let r = u64::from_le(raw);
                     let v = layout.value(r);
-                    c.add(game, layout.key(r), v.net, v.remoteness);
+                    c.add(game, &limits, layout.key(r), v.net, v.remoteness);
                 }
                 c
             })
@@ -206,7 +214,7 @@ fn count_states(game: &dyn Game, db: &Database) -> Counts {
                 for (j, &byte) in chunk.iter().enumerate() {
                     let key = base + j as u64;
                     let v = layout.dense_value(key, byte);
-                    c.add(game, key, v.net, v.remoteness);
+                    c.add(game, &limits, key, v.net, v.remoteness);
                 }
                 c
             })
@@ -260,6 +268,14 @@ pub fn compute(
     };
 
     let counts = count_states(g, db);
+    if let Some((key, net, remoteness)) = counts.out_of_range {
+        return Err(StatsError::Query(QueryError::Inconsistent {
+            position: g.format_position(key),
+            reason: format!(
+                "the stored value (net {net}, remoteness {remoteness}) is out of the game's range"
+            ),
+        }));
+    }
     let mut by_layer = vec![0u64; g.layer_count()];
     let mut by_value = BTreeMap::new();
     let mut by_layer_value = BTreeMap::new();

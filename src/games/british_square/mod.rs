@@ -15,7 +15,7 @@ mod heuristics;
 mod present;
 
 use super::square::SquareSymmetry;
-use crate::core::{Edge, Game, GameDescriptor, Move, Player, PositionError, VariantError};
+use crate::core::{Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, VariantError};
 use children::{simd_available, Simd};
 
 pub use heuristics::{greedy, HEURISTICS};
@@ -428,6 +428,24 @@ impl BritishSquare {
 }
 
 impl Game for BritishSquare {
+    /// The exact count of each variant (tests/vectors/british_square.txt
+    /// for 5x5); a placement per ply and at most a pass between two.
+    fn limits(&self) -> Limits {
+        let exact = match (self.n, self.center_allowed) {
+            (5, false) => 8_659_987,
+            (5, true) => 8_659_992,
+            (4, _) => 10_206,
+            (_, false) => 74,
+            (_, true) => 76,
+        };
+        Limits {
+            states: exact,
+            exact_states: Some(exact),
+            max_net: self.cells as i32,
+            max_remoteness: 2 * self.cells,
+        }
+    }
+
     fn descriptor(&self) -> &GameDescriptor {
         &self.desc
     }

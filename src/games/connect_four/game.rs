@@ -19,7 +19,9 @@
 
 use super::bits::{Geometry, Standard};
 use super::board::{Bitboard, ParseError, Variant};
-use crate::core::{Edge, Game, GameDescriptor, Move, Player, PositionError, Value, VariantError};
+use crate::core::{
+    Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
+};
 
 /// Registry name of Connect Four.
 pub const NAME: &str = "connect-four";
@@ -158,6 +160,22 @@ fn position_error(input: &str, e: ParseError) -> PositionError {
 }
 
 impl Game for ConnectFour {
+    /// 4x4 is solved completely (80,541 positions up to the mirror); a
+    /// larger board has at most `2^(H+1) - 1` contents per column. A score
+    /// is at most `(cells + 2) / 2`, a game at most a stone a cell.
+    fn limits(&self) -> Limits {
+        let (w, h) = (self.variant.width(), self.variant.height());
+        let column = (1u64 << (h + 1)) - 1;
+        let states = (0..w).fold(1u64, |n, _| n.saturating_mul(column));
+        let cells = self.variant.cells();
+        Limits {
+            states: if cells == 16 { 80_541 } else { states },
+            exact_states: (cells == 16).then_some(80_541),
+            max_net: (cells as i32 + 2) / 2,
+            max_remoteness: cells,
+        }
+    }
+
     fn descriptor(&self) -> &GameDescriptor {
         &self.desc
     }

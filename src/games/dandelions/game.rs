@@ -16,7 +16,9 @@
 //! `D`.
 
 use super::field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
-use crate::core::{Edge, Game, GameDescriptor, Move, Player, PositionError, Value, VariantError};
+use crate::core::{
+    Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
+};
 
 /// Registry name of Dandelions.
 pub const NAME: &str = "dandelions";
@@ -144,6 +146,25 @@ pub(super) fn dirs_text(dirs: u8) -> String {
 }
 
 impl Game for Dandelions {
+    /// The small fields are solved completely (their counts); 5x5 has at
+    /// most 3^25 cell contents and 2^8 sets of winds. An outcome is at most
+    /// the cells uncovered, a game 14 turns.
+    fn limits(&self) -> Limits {
+        let exact = match self.geo.side() {
+            2 => Some(152),
+            3 => Some(53_391),
+            4 => Some(23_945_549),
+            _ => None,
+        };
+        let cells = self.geo.cells();
+        Limits {
+            states: exact.unwrap_or_else(|| 3u64.saturating_pow(cells) << 8),
+            exact_states: exact,
+            max_net: cells as i32,
+            max_remoteness: TURNS,
+        }
+    }
+
     fn descriptor(&self) -> &GameDescriptor {
         &self.desc
     }

@@ -20,7 +20,7 @@ mod lanes;
 mod present;
 
 use crate::core::{
-    Edge, Game, GameDescriptor, Move, Player, Position, PositionError, VariantError,
+    Edge, Game, GameDescriptor, Limits, Move, Player, Position, PositionError, VariantError,
 };
 use lanes::{Simd, LANE_MASK};
 
@@ -242,6 +242,17 @@ impl DotsAndBoxes {
 }
 
 impl Game for DotsAndBoxes {
+    /// Every edge set is a state; a box is worth one, an edge a ply.
+    fn limits(&self) -> Limits {
+        let keys = 1u64 << self.edges;
+        Limits {
+            states: keys,
+            exact_states: Some(keys),
+            max_net: self.boxes.len() as i32,
+            max_remoteness: self.edges,
+        }
+    }
+
     fn descriptor(&self) -> &GameDescriptor {
         &self.desc
     }
