@@ -541,6 +541,15 @@ fn answer_stdin(
             Ok(r) => r.context("reading stdin")?,
             Err(_) => anyhow::bail!("the stdin reader failed"),
         }
+        if json && refused.corrupt > 0 {
+            // The errors went to stdout, one per line; the exit status
+            // alone would leave a person at a terminal guessing.
+            eprintln!(
+                "query: error: database corrupted: {} line{} met a damaged record (run `query verify`)",
+                refused.corrupt,
+                if refused.corrupt == 1 { "" } else { "s" }
+            );
+        }
         Ok(refused)
     })
 }
@@ -579,6 +588,20 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
                 db.build_index();
             }
             refused.merge(answer_stdin(game, oracle, mode, &mut out)?);
+            continue;
+        }
+        if p.len() > lines::MAX_LINE {
+            // As in batch mode: an error that quotes its input stays short.
+            let e = Refusal::bad_line(format!("position is longer than {} bytes", lines::MAX_LINE));
+            refused.add(&e);
+            if json {
+                let head: String = p.chars().take(40).collect();
+                writeln!(out, "{}", answer::json_error(&head, &e.message))
+                    .context("writing output")?;
+            }
+            out.flush().context("writing output")?;
+            eprintln!("query: error: {}", e.message);
+            first = false;
             continue;
         }
         if let Some(path) = &ask.svg {
@@ -668,11 +691,15 @@ fn run_verify(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
                     if report.children_checked {
                         ", every value re-derived from its children".to_owned()
                     } else {
-                        format!(
-                            ", the {} positions whose children are in the book re-derived from \
-                             them",
-                            report.derived
-                        )
+                        match report.derived {
+                            1 => ", the 1 position whose children are in the book re-derived \
+                                  from them"
+                                .to_owned(),
+                            n => format!(
+                                ", the {n} positions whose children are in the book re-derived \
+                                 from them"
+                            ),
+                        }
                     }
                 ))?;
             }

@@ -185,13 +185,20 @@ fn checked(game: &dyn Game, limits: &Limits, state: u64, v: Value) -> Result<Val
     if limits.allows(v) {
         Ok(v)
     } else {
-        Err(QueryError::Inconsistent {
-            position: game.format_position(state),
-            reason: format!(
-                "the stored value (net {}, remoteness {}) is out of the game's range",
-                v.net, v.remoteness
-            ),
-        })
+        Err(out_of_range(game, state, v))
+    }
+}
+
+/// The error for a stored value the game rules out (kept off the hot path).
+#[cold]
+#[inline(never)]
+fn out_of_range(game: &dyn Game, state: u64, v: Value) -> QueryError {
+    QueryError::Inconsistent {
+        position: game.format_position(state),
+        reason: format!(
+            "the stored value (net {}, remoteness {}) is out of the game's range",
+            v.net, v.remoteness
+        ),
     }
 }
 
@@ -288,7 +295,9 @@ fn analyze_with(
                 }
             }
         })?;
-        let child_value = checked(game, &limits, e.child, child_value)?;
+        if !limits.allows(child_value) {
+            return Err(out_of_range(game, e.child, child_value));
+        }
         moves.push(MoveAnalysis {
             mv: e.mv,
             child: e.child,
@@ -307,7 +316,8 @@ fn analyze_with(
     let derived = moves.first().map_or(Value::TERMINAL, |m| m.value);
     if derived != value {
         return Err(inconsistent(format!(
-            "stored value {value:?}, but the moves give {derived:?}"
+            "stored value (net {}, remoteness {}), but the moves give (net {}, remoteness {})",
+            value.net, value.remoteness, derived.net, derived.remoteness
         )));
     }
     for m in &mut moves {

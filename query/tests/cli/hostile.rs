@@ -49,6 +49,7 @@ fn every_command_refuses(db: &Path, why: &str) {
             stderr.contains(why) || (args[0] == "--json" && stdout.contains(why)),
             "{args:?}: {stderr}{stdout}"
         );
+        assert!(stderr.starts_with("query: error: "), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
@@ -277,4 +278,25 @@ fn play_answers_lines_that_are_not_text_and_goes_on() {
     assert!(out.contains("the line is not valid UTF-8"), "{out}");
     assert!(out.contains("the line is longer than 4096 bytes"), "{out}");
     assert!(out.contains("X plays"), "the game went on: {out}");
+}
+
+#[test]
+fn an_oversize_position_argument_is_refused_briefly() {
+    let db = crate::common::bsq4_db();
+    let long = "a".repeat(100_000);
+    let out = query(db)
+        .args(["--json", &long, "start"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "query: error: position is longer than 4096 bytes"
+    );
+    let lines = crate::common::json_lines(&out.stdout);
+    assert_eq!(lines.len(), 2, "the next position is answered");
+    assert_eq!(lines[0]["input"], "a".repeat(40));
+    assert!(lines[1]["value"].is_number());
 }
