@@ -8,7 +8,7 @@
 //!   notation), record layouts, solutions, oracles, progress reports;
 //! * [`db`]: the database file whose layout `format-spec.md` documents:
 //!   header, reader, writer;
-//! * [`solve`]: the solvers (layered, bucketed, dense, opening books, live
+//! * `solve`: the solvers (layered, bucketed, dense, opening books, live
 //!   search), which know games only through traits;
 //! * [`render`]: how positions look (text, move maps, SVG);
 //! * [`games`]: one folder per game, implementing the traits above;
@@ -17,11 +17,12 @@
 //! * [`registry`] (top): game names and variants to games, default files,
 //!   and what each game's database is (complete solve or opening book);
 //!   the command-line tools know no game but through it.
-//! * [`bars`] and [`cli`]: progress bars on stderr and the exit statuses
+//! * `bars` and [`cli`]: progress bars on stderr and the exit statuses
 //!   of the command-line tools.
 #![warn(missing_docs)]
 
 pub mod analysis;
+#[cfg(feature = "engine")]
 pub mod bars;
 pub mod cli;
 pub mod core;
@@ -29,6 +30,7 @@ pub mod db;
 pub mod games;
 pub mod registry;
 pub mod render;
+#[cfg(feature = "search")]
 pub mod solve;
 
 pub use analysis::{

@@ -1,12 +1,14 @@
 //! Answering positions: the value of a position and of every legal move,
 //! from an [`Oracle`]: a database (lookups only), or a live search that may
-//! use a database as its book. Also, over a whole database: [`verify`]
-//! re-derives every value from its children, and [`stats`] computes facts
+//! use a database as its book. Also, over a whole database: `verify`
+//! re-derives every value from its children, and `stats` computes facts
 //! about the whole game.
 //!
 //! This layer knows games only through the core [`Game`] trait.
 
+#[cfg(feature = "engine")]
 pub mod stats;
+#[cfg(feature = "engine")]
 pub mod verify;
 
 use crate::core::{Edge, Game, Limits, Move, MoveMark, Oracle, Outcome, Player, Position, Value};

@@ -4,20 +4,26 @@
 //! a 4096-byte little-endian header, then the records: little-endian `u64`s,
 //! sorted strictly ascending, each a canonical state key in the high bits and
 //! its value in the low bits (see [`RecordLayout`]), or one byte per key in
-//! the dense layout. This layer knows records, not games: checking that a
-//! file holds the game a caller wants is the registry's job, and checking
-//! every value against the game's rules is `analysis::verify`'s.
+//! the dense layout. This layer knows games only through the core
+//! [`Game`](crate::core::Game) trait: [`check_header`] checks a header
+//! against the game a caller sets up (the registry does, on opening), and
+//! checking every value against the game's rules is `analysis::verify`'s.
 
+mod check;
+#[cfg(feature = "engine")]
 mod direct;
 pub mod header;
 pub mod reader;
+#[cfg(feature = "engine")]
 pub mod writer;
 
 use std::path::PathBuf;
 
 pub use crate::core::layout::{LayoutKind, RecordLayout};
+pub use check::check_header;
 pub use header::Header;
 pub use reader::Database;
+#[cfg(feature = "engine")]
 pub use writer::{file_size, write_database};
 
 /// What a path that is not a regular file is, for messages.

@@ -3,22 +3,32 @@
 //! what each game's database is), so that the command-line tools and the
 //! layers below know no game by heart.
 
+#[cfg(feature = "engine")]
 mod estimate;
 
+#[cfg(feature = "engine")]
 pub use estimate::Estimate;
 
-use crate::analysis::verify::check_header;
-use crate::core::Progress;
-use crate::core::{BoundHeuristic, Game, Oracle, Solution, Solved, VariantError};
-use crate::db::{Database, DbError, Header};
+#[cfg(feature = "search")]
+use crate::core::Oracle;
+use crate::core::{BoundHeuristic, Game, VariantError};
+#[cfg(feature = "engine")]
+use crate::core::{Progress, Solution, Solved};
+use crate::db::{check_header, Database, DbError, Header};
 use crate::games::british_square::{self, BritishSquare};
 use crate::games::connect_four::{self, ConnectFour};
 use crate::games::dandelions::{self, Dandelions};
 use crate::games::dots_and_boxes::{self, DotsAndBoxes};
 use crate::render::Presentation;
-use crate::solve::book::{build_book, BookError, BookOptions};
+#[cfg(feature = "search")]
+use crate::solve::book::BookError;
+#[cfg(feature = "engine")]
+use crate::solve::book::{build_book, BookOptions};
+#[cfg(feature = "engine")]
 use crate::solve::dense::solve_dense;
+#[cfg(feature = "search")]
 use crate::solve::live::LiveSearch;
+#[cfg(feature = "engine")]
 use crate::solve::{self, SolveError};
 
 /// What a game's database holds.
@@ -115,12 +125,12 @@ pub const GAMES: &[GameInfo] = &[
     },
 ];
 
-/// The largest Connect Four board [`AnyGame::solve`] solves completely,
+/// The largest Connect Four board `AnyGame::solve` solves completely,
 /// in cells (4x4: about a hundred thousand states; 5x4 already has some
 /// ten million).
 pub const MAX_FULL_CONNECT_FOUR_CELLS: u32 = 16;
 
-/// The largest Dandelions field [`AnyGame::solve`] solves completely (its
+/// The largest Dandelions field `AnyGame::solve` solves completely (its
 /// side): 4x4.
 pub const MAX_FULL_DANDELIONS_SIDE: u32 = 4;
 
@@ -284,7 +294,7 @@ impl AnyGame {
 
     /// True for games whose database may be an opening book and whose
     /// positions can be searched: Connect Four and Dandelions, on every
-    /// board ([`AnyGame::build_book`], [`AnyGame::live`]).
+    /// board (`AnyGame::build_book`, `AnyGame::live`).
     pub fn has_book(&self) -> bool {
         matches!(self.info().kind, DatabaseKind::Book { .. })
     }
@@ -294,6 +304,7 @@ impl AnyGame {
     /// Connect Four and Dandelions are solved completely only on small
     /// boards ([`MAX_FULL_CONNECT_FOUR_CELLS`], [`MAX_FULL_DANDELIONS_SIDE`]);
     /// larger ones get an opening book instead ([`AnyGame::build_book`]).
+    #[cfg(feature = "engine")]
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         if let Some(reason) = self.game().descriptor().storage_error() {
             return Err(SolveError::TooLarge { reason });
@@ -317,6 +328,7 @@ impl AnyGame {
 
     /// Builds the game's opening book ([`crate::solve::book`]), or `None`
     /// for a game without one (it is solved completely instead).
+    #[cfg(feature = "engine")]
     pub fn build_book(
         &self,
         options: &BookOptions,
@@ -331,6 +343,7 @@ impl AnyGame {
 
     /// The `--table-bits` its book's searches accept, or `None` for a game
     /// without a book.
+    #[cfg(feature = "search")]
     pub fn table_bits_range(&self) -> Option<std::ops::RangeInclusive<u32>> {
         use crate::solve::book::BookGame;
         match self {
@@ -343,6 +356,7 @@ impl AnyGame {
     /// Live search for a game with a book: answers any position, from
     /// `book` when given (a database of this game and variant) and by search
     /// otherwise; `None` for a game whose database holds every position.
+    #[cfg(feature = "search")]
     pub fn live<'a>(
         &self,
         book: Option<&'a Database>,

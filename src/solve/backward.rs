@@ -12,8 +12,9 @@
 use rayon::prelude::*;
 
 use super::edges::LayerEdges;
-use super::{Cell, Progress, SolveError};
+use super::layered::{Cell, SolveError};
 use crate::core::layout::RecordLayout;
+use crate::core::Progress;
 use crate::core::Value;
 
 /// The order-preserving key of a value for the side to move: a higher key is

@@ -35,7 +35,7 @@ use rayon::prelude::*;
 
 use super::backward::{best_value, through, Kind};
 use super::buckets::{BucketScheme, Bucketed, ClassSink, MAX_CLASSES, NO_BUCKET};
-use super::{overflow, Cell, SolveError};
+use super::layered::{overflow, Cell, SolveError};
 use crate::core::layout::RecordLayout;
 use crate::core::platform::{advise_huge_pages, prefetch};
 use crate::core::Edge;

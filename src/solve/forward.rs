@@ -18,8 +18,9 @@
 use rayon::prelude::*;
 
 use super::edges::LayerEdges;
+use super::layered::{SolveError, CHUNK};
 use super::table::Table;
-use super::{Progress, SolveError, CHUNK};
+use crate::core::Progress;
 use crate::core::{Edge, Game};
 
 /// Chunks expanded in parallel between two checks of the next table's room.

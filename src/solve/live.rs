@@ -42,7 +42,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         book: Option<&'a dyn BookSource>,
         table_bits: u32,
     ) -> Result<LiveSearch<'a, G>, BookError> {
-        let mut searchers = game.searchers(rayon::current_num_threads().max(1), table_bits)?;
+        let mut searchers = game.searchers(super::book::threads(), table_bits)?;
         if let Some(b) = book {
             // Searches take the book's values at the states it holds.
             game.attach_book(&mut searchers, b);

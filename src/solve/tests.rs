@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::core::{Edge, GameDescriptor, Move, NoProgress, Player, PositionError};
+use crate::core::{Edge, Game, GameDescriptor, Move, NoProgress, Player, PositionError, Value};
 
 /// A synthetic game. A state is `layer << 32 | n`; its moves come from a
 /// hash of the state. The low bit of `n` is a symmetry: `n` and `n ^ 1` are

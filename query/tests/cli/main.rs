@@ -12,6 +12,7 @@ mod first_contact;
 mod hostile;
 mod many_readers;
 mod play_cli;
+mod probe_agrees;
 mod python_reader;
 mod stats_cli;
 mod svg_color_cli;

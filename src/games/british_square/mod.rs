@@ -9,6 +9,7 @@
 //! A state where the side to move has no legal move while the opponent has
 //! one is a forced-pass state; its only move is [`Move::PASS`].
 
+#[cfg(feature = "engine")]
 mod buckets;
 mod children;
 mod heuristics;
@@ -27,6 +28,8 @@ pub const ID: u32 = 1;
 
 /// British Square with a given board size and opening rule.
 #[derive(Clone, Debug)]
+// The orbit tables serve the bucketed solver (`engine`) only.
+#[cfg_attr(not(feature = "engine"), allow(dead_code))]
 pub struct BritishSquare {
     n: u32,
     cells: u32,

@@ -27,6 +27,7 @@ pub(crate) trait Geometry: Copy {
 
     /// Number of cells.
     #[inline(always)]
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
     fn cells(self) -> i32 {
         (self.width() * self.height()) as i32
     }
@@ -226,6 +227,7 @@ pub(crate) fn non_losing_moves<G: Geometry>(g: G, current: u64, mask: u64) -> u6
 /// Column order for move ordering: centre first, then alternating outwards
 /// (left of centre before right, so that on an even width the two centre
 /// columns come first).
+#[cfg_attr(not(feature = "search"), allow(dead_code))]
 pub(crate) fn centre_order(width: u32) -> Vec<u32> {
     (0..width)
         .map(|i| {

@@ -1,6 +1,6 @@
 //! Connect Four on any board that fits a 64-bit word (7x6 by default): board
 //! sizes, positions and their text forms (`board`, `game`), how they look
-//! (`present`), and an exact solver ([`search`]), which the rules never use.
+//! (`present`), and an exact solver (`search`), which the rules never use.
 //!
 //! # Rules
 //! Two players drop stones in turn into the columns of a vertical board of
@@ -38,8 +38,10 @@ mod bits;
 mod board;
 mod game;
 mod present;
+#[cfg(feature = "search")]
 pub mod search;
 
 pub use board::{Bitboard, Board, BoardSizeError, MoveError, ParseError, Variant, MIN_SIDE};
 pub use game::{ConnectFour, ID, NAME};
+#[cfg(feature = "search")]
 pub use search::{BookScores, Solver, TableSizeError};

@@ -20,15 +20,18 @@
 //!   need 58 bits, 66 with the directions, beyond a 64-bit record.
 //! * [`Dandelions`]: the game for the engine (`game`), how it looks
 //!   (`present`);
-//! * [`search`]: the exact solver, and (`book`) how the opening book and
+//! * `search`: the exact solver, and (`book`) how the opening book and
 //!   the live search use it; the rules never do.
 
+#[cfg(feature = "search")]
 mod book;
 pub mod field;
 mod game;
 mod present;
+#[cfg(feature = "search")]
 pub mod search;
 
 pub use field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
 pub use game::{Dandelions, ID, NAME};
+#[cfg(feature = "search")]
 pub use search::{decode, Solver, ENDGAME_TURNS};

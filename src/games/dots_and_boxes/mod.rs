@@ -15,6 +15,7 @@
 //! ([`Edge::again`]). A state's layer is its number of drawn edges.
 
 mod heuristics;
+#[cfg(feature = "engine")]
 mod kernel;
 mod lanes;
 mod present;
@@ -36,6 +37,8 @@ pub const MAX_EDGES: u32 = 32;
 
 /// Dots and Boxes on a board of `rows x cols` boxes.
 #[derive(Clone, Debug)]
+// The vector kernel's tables serve the dense solver (`engine`) only.
+#[cfg_attr(not(feature = "engine"), allow(dead_code))]
 pub struct DotsAndBoxes {
     rows: u32,
     cols: u32,

@@ -1,0 +1,348 @@
+//! Read boardsolve databases from your own program.
+//!
+//! A [`Tablebase`] opens a database file of any game the `generator` writes
+//! (British Square, Dots and Boxes, Connect Four, Dandelions), checks it as
+//! `query` does (header, size, the game's bounds), and answers positions in
+//! the game's own notation: the value, the remoteness, the best moves, every
+//! move's value and the line of perfect play. Errors are typed and hand the
+//! input back; nothing panics on a bad position or a bad file.
+//!
+//! This crate brings the file reader and the games' rules, not the solvers
+//! or the progress bars: its dependencies are `memmap2`, `bytemuck`,
+//! `xxhash-rust` and `thiserror`. The `search` feature adds the live
+//! searches, so that Connect Four and Dandelions positions past an opening
+//! book are answered by search (as `query` answers them) rather than with
+//! [`ProbeError::NotInBook`].
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("bsq-4x4.db");
+//! # {
+//! #     use boardsolve::{Game, games::british_square::BritishSquare};
+//! #     let game = BritishSquare::from_variant("4x4").unwrap();
+//! #     let sol = boardsolve::solve::solve(&game, &boardsolve::core::NoProgress).unwrap();
+//! #     boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
+//! # }
+//! use boardsolve_probe::Tablebase;
+//!
+//! let tb = Tablebase::open(&path)?; // a British Square 4x4 database
+//! assert_eq!((tb.game(), tb.variant()), ("british-square", "4x4"));
+//!
+//! // The empty board is a draw with perfect play, 8 plies from the end.
+//! let start = tb.probe("start")?;
+//! assert_eq!((start.value, start.remoteness), (0, 8));
+//! assert_eq!(start.to_move, "X");
+//!
+//! // Every legal move, best first, each with the value it leads to (moves
+//! // are named by cell number, 0 to 15 row-major).
+//! assert_eq!(start.moves.len(), 16);
+//! assert!(start.best_moves().any(|m| m.name == "5"));
+//! assert!(start.moves.iter().all(|m| m.value <= start.value));
+//!
+//! // The line of perfect play to the end.
+//! assert_eq!(tb.line("start")?.len(), 8);
+//!
+//! // Positions in the game's notation: the moves so far, or the board.
+//! let after = tb.probe("b2 c3")?;
+//! assert_eq!(after.position, "..../.X../..O./.... X");
+//!
+//! // Bad input is a typed error, never a panic.
+//! assert!(matches!(tb.probe("z9"), Err(boardsolve_probe::ProbeError::Position(_))));
+//! # Ok::<(), boardsolve_probe::ProbeError>(())
+//! ```
+#![warn(missing_docs)]
+
+use std::path::Path;
+
+use boardsolve::analysis::{analyze_position, principal_variation, Analysis, QueryError};
+use boardsolve::core::Oracle;
+use boardsolve::db::Database;
+use boardsolve::registry::AnyGame;
+
+pub use boardsolve::registry::OpenError;
+pub use boardsolve::PositionError;
+
+/// Why a position could not be answered, or a file opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The file is missing, not a database, damaged, or of a game or
+    /// variant this build does not know.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The position is malformed or illegal in this game.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+    /// The position, or one after a move from it, lies past the opening
+    /// book the file holds (the `search` feature answers it by search).
+    #[error("position {position} is not in this database")]
+    NotInBook {
+        /// The position, in the game's notation.
+        position: String,
+    },
+    /// The position cannot be reached from the start of the game.
+    #[error("position {position} cannot be reached from the start of the game")]
+    Unreachable {
+        /// The position, in the game's notation.
+        position: String,
+    },
+    /// The database contradicts itself or holds a value the game rules
+    /// out: it is damaged or forged (`query verify` tells more).
+    #[error("database corrupted at {position}: {reason}")]
+    Corrupt {
+        /// The position, in the game's notation.
+        position: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The live search could not be set up (feature `search`).
+    #[error("cannot search: {0}")]
+    Search(String),
+}
+
+impl From<QueryError> for ProbeError {
+    fn from(e: QueryError) -> ProbeError {
+        match e {
+            QueryError::Unreachable { position } => ProbeError::Unreachable { position },
+            QueryError::NotInDatabase { position } => ProbeError::NotInBook { position },
+            QueryError::Inconsistent { position, reason } => {
+                ProbeError::Corrupt { position, reason }
+            }
+        }
+    }
+}
+
+/// A position's value and remoteness, without its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Eval {
+    /// The value as `query` reports it: the game's score under perfect
+    /// play (its meaning is the game's; see [`Tablebase::score_meaning`]).
+    pub value: i32,
+    /// Plies to the end of the game under perfect play.
+    pub remoteness: u32,
+}
+
+/// One legal move of a probed position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveProbe {
+    /// The move in the game's notation (`b2`, `4`, `SE`, `17`, `pass`).
+    pub name: String,
+    /// The position's value if this move is played, then perfect play.
+    pub value: i32,
+    /// The remoteness of the position the move leads to.
+    pub remoteness: u32,
+    /// True for a move that keeps the position's value.
+    pub best: bool,
+}
+
+/// A probed position: what `query --json` prints for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The position in the game's notation, as `query` writes it.
+    pub position: String,
+    /// The side to move (`X`, `O`, `A`, `B`, `dandelions`, `wind`).
+    pub to_move: String,
+    /// The value under perfect play (see [`Eval::value`]).
+    pub value: i32,
+    /// Plies to the end of the game under perfect play.
+    pub remoteness: u32,
+    /// Every legal move, best first.
+    pub moves: Vec<MoveProbe>,
+}
+
+impl Probe {
+    /// The moves that keep the value.
+    pub fn best_moves(&self) -> impl Iterator<Item = &MoveProbe> {
+        self.moves.iter().filter(|m| m.best)
+    }
+
+    /// The value and remoteness alone.
+    pub fn eval(&self) -> Eval {
+        Eval {
+            value: self.value,
+            remoteness: self.remoteness,
+        }
+    }
+}
+
+/// An open database, and the game it holds.
+pub struct Tablebase {
+    db: Database,
+    game: AnyGame,
+    /// `log2` of the live search's table entries, when search is on.
+    #[cfg(feature = "search")]
+    search_bits: Option<u32>,
+}
+
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebase")
+            .field("game", &self.game())
+            .field("variant", &self.variant())
+            .field("records", &self.db.len())
+            .finish()
+    }
+}
+
+impl Tablebase {
+    /// Opens and validates the database at `path`: a regular file whose
+    /// header names a game and variant this build knows, with a size and a
+    /// record count the game allows. The records are mapped, not read.
+    pub fn open(path: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
+        let (db, game) = AnyGame::open(path.as_ref())?;
+        Ok(Tablebase {
+            db,
+            game,
+            #[cfg(feature = "search")]
+            search_bits: None,
+        })
+    }
+
+    /// Answers positions past the opening book by search, with a
+    /// transposition table of `2^table_bits` entries (8 bytes each; 22 is
+    /// 32 MiB). Games without a book are unchanged.
+    #[cfg(feature = "search")]
+    pub fn with_search(mut self, table_bits: u32) -> Result<Tablebase, ProbeError> {
+        if let Some(range) = self.game.table_bits_range() {
+            if !range.contains(&table_bits) {
+                return Err(ProbeError::Search(format!(
+                    "table bits {table_bits}: {} takes {} to {}",
+                    self.game.label(),
+                    range.start(),
+                    range.end()
+                )));
+            }
+        }
+        self.search_bits = Some(table_bits);
+        Ok(self)
+    }
+
+    /// The game's registry name (`british-square`, `dots-and-boxes`,
+    /// `connect-four`, `dandelions`).
+    pub fn game(&self) -> &str {
+        self.game.game().descriptor().name
+    }
+
+    /// The variant, in canonical form (`5x5`, `3x3`, `7x6`, ...).
+    pub fn variant(&self) -> &str {
+        &self.game.game().descriptor().variant
+    }
+
+    /// What a value means in this game, in words.
+    pub fn score_meaning(&self) -> &'static str {
+        self.game.present().score_meaning()
+    }
+
+    /// True when the file holds every reachable position (else it is an
+    /// opening book).
+    pub fn is_complete(&self) -> bool {
+        self.db.header().is_complete()
+    }
+
+    /// The number of records in the file.
+    pub fn len(&self) -> u64 {
+        self.db.len()
+    }
+
+    /// True when the file holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.db.len() == 0
+    }
+
+    /// Runs `f` with the oracle that answers this file's positions: the
+    /// file itself, or (feature `search`) the file and search past it.
+    fn with_oracle<T>(
+        &self,
+        f: impl FnOnce(&dyn Oracle) -> Result<T, ProbeError>,
+    ) -> Result<T, ProbeError> {
+        #[cfg(feature = "search")]
+        if let Some(bits) = self.search_bits {
+            if let Some(live) = self.game.live(Some(&self.db), bits) {
+                let live = live.map_err(|e| ProbeError::Search(e.to_string()))?;
+                return f(&*live);
+            }
+        }
+        f(&self.db)
+    }
+
+    fn analysis(&self, oracle: &dyn Oracle, position: &str) -> Result<Analysis, ProbeError> {
+        let game = self.game.present();
+        let p = game.parse(position)?;
+        Ok(analyze_position(game, oracle, &p)?)
+    }
+
+    fn to_probe(&self, a: &Analysis) -> Probe {
+        let game = self.game.present();
+        Probe {
+            position: game.format_position(a.state),
+            to_move: game.player_name(a.to_move).to_owned(),
+            value: a.score,
+            remoteness: a.value.remoteness,
+            moves: a
+                .moves
+                .iter()
+                .map(|m| MoveProbe {
+                    name: game.format_move(m.mv),
+                    value: m.score,
+                    remoteness: m.child_value.remoteness,
+                    best: m.best,
+                })
+                .collect(),
+        }
+    }
+
+    /// The value, remoteness and every move of one position, in the game's
+    /// notation (what `query --help` describes for the game).
+    pub fn probe(&self, position: &str) -> Result<Probe, ProbeError> {
+        self.with_oracle(|o| Ok(self.to_probe(&self.analysis(o, position)?)))
+    }
+
+    /// [`Tablebase::probe`] for each position, in order; one bad position
+    /// does not stop the others.
+    pub fn probe_many<S: AsRef<str>>(
+        &self,
+        positions: impl IntoIterator<Item = S>,
+    ) -> Vec<Result<Probe, ProbeError>> {
+        let positions: Vec<S> = positions.into_iter().collect();
+        match self.with_oracle(|o| {
+            Ok(positions
+                .iter()
+                .map(|p| Ok(self.to_probe(&self.analysis(o, p.as_ref())?)))
+                .collect())
+        }) {
+            Ok(all) => all,
+            // The oracle itself failed: every position gets the error.
+            Err(e) => positions
+                .iter()
+                .map(|_| Err(ProbeError::Search(e.to_string())))
+                .collect(),
+        }
+    }
+
+    /// The value and remoteness of one position, without its moves.
+    pub fn eval(&self, position: &str) -> Result<Eval, ProbeError> {
+        self.probe(position).map(|p| p.eval())
+    }
+
+    /// [`Tablebase::eval`] for each position, in order.
+    pub fn eval_many<S: AsRef<str>>(
+        &self,
+        positions: impl IntoIterator<Item = S>,
+    ) -> Vec<Result<Eval, ProbeError>> {
+        self.probe_many(positions)
+            .into_iter()
+            .map(|r| r.map(|p| p.eval()))
+            .collect()
+    }
+
+    /// The line of perfect play from a position to the end of the game:
+    /// the moves, in the game's notation (the first of the best moves at
+    /// each step).
+    pub fn line(&self, position: &str) -> Result<Vec<String>, ProbeError> {
+        let game = self.game.present();
+        let p = game.parse(position)?;
+        self.with_oracle(|o| {
+            let line = principal_variation(game, o, p.state)?;
+            Ok(line.iter().map(|(mv, _)| game.format_move(*mv)).collect())
+        })
+    }
+}

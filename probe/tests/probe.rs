@@ -1,0 +1,132 @@
+//! The probe API as an embedding program meets it: answers, typed errors
+//! for every kind of bad input, and batches that survive a bad position.
+
+use std::path::{Path, PathBuf};
+
+use boardsolve::core::NoProgress;
+use boardsolve::db::header::{Header, HEADER_SIZE};
+use boardsolve::games::british_square::BritishSquare;
+use boardsolve::games::connect_four::ConnectFour;
+use boardsolve::solve::book::{build_book, BookOptions};
+use boardsolve::{Game, Value};
+use boardsolve_probe::{OpenError, ProbeError, Tablebase};
+
+fn bsq(dir: &Path, variant: &str) -> PathBuf {
+    let game = BritishSquare::from_variant(variant).unwrap();
+    let sol = boardsolve::solve::solve(&game, &NoProgress).unwrap();
+    let path = dir.join(format!("bsq-{variant}.db"));
+    boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
+    path
+}
+
+#[test]
+fn answers_carry_every_move_and_agree_with_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = Tablebase::open(bsq(dir.path(), "3x3")).unwrap();
+    assert_eq!(tb.game(), "british-square");
+    assert_eq!(tb.variant(), "3x3");
+    assert!(tb.is_complete());
+    assert_eq!(tb.len(), 74);
+    let start = tb.probe("start").unwrap();
+    // X may not open in the centre on 3x3: 8 first moves.
+    assert_eq!(start.moves.len(), 8);
+    assert!(start.best_moves().count() >= 1);
+    // The value of a position is the value of its best moves, and each
+    // move's value is the value of the position after it.
+    for m in &start.moves {
+        let after = tb.probe(&m.name).unwrap();
+        assert_eq!(m.value, after.value, "{}", m.name);
+        assert_eq!(m.remoteness, after.remoteness);
+        assert_eq!(m.best, m.value == start.value);
+    }
+    // The line of perfect play ends the game with the start's value.
+    let line = tb.line("start").unwrap();
+    assert_eq!(line.len() as u32, start.remoteness);
+    let end = tb.probe(&line.join(" ")).unwrap();
+    assert!(end.moves.is_empty());
+    assert_eq!(end.value, start.value);
+    // Batches keep the order and the errors.
+    let many = tb.probe_many(["start", "not a position", &line[0]]);
+    assert_eq!(many.len(), 3);
+    assert_eq!(many[0].as_ref().unwrap(), &start);
+    assert!(matches!(many[1], Err(ProbeError::Position(_))));
+    let evals = tb.eval_many(["start"]);
+    assert_eq!(evals[0].as_ref().unwrap(), &start.eval());
+}
+
+#[test]
+fn every_kind_of_bad_input_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = bsq(dir.path(), "3x3");
+    let tb = Tablebase::open(&path).unwrap();
+    // Malformed and illegal positions.
+    for bad in ["", "z9", "XO.......", "XXXXXXXXXX", "4,4"] {
+        match tb.probe(bad) {
+            Err(ProbeError::Position(_)) => {}
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    // Missing, foreign and damaged files.
+    match Tablebase::open(dir.path().join("missing.db")) {
+        Err(ProbeError::Open(OpenError::Db(_))) => {}
+        other => panic!("{other:?}"),
+    }
+    std::fs::write(dir.path().join("text.db"), "not a database").unwrap();
+    assert!(matches!(
+        Tablebase::open(dir.path().join("text.db")),
+        Err(ProbeError::Open(_))
+    ));
+    assert!(matches!(
+        Tablebase::open(dir.path()),
+        Err(ProbeError::Open(_))
+    ));
+    // A value the game rules out, checksums resealed: corrupt, not an
+    // answer.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mut h = Header::decode(&bytes).unwrap();
+    let game = BritishSquare::from_variant("3x3").unwrap();
+    let start = game.canonical(game.start());
+    let at = bytes[HEADER_SIZE..]
+        .chunks_exact(8)
+        .position(|r| h.layout.key(u64::from_le_bytes(r.try_into().unwrap())) == start)
+        .unwrap();
+    let forged = h
+        .layout
+        .pack(
+            start,
+            Value {
+                net: 0,
+                remoteness: 63,
+            },
+        )
+        .unwrap();
+    bytes[HEADER_SIZE + 8 * at..HEADER_SIZE + 8 * at + 8].copy_from_slice(&forged.to_le_bytes());
+    h.records_checksum = xxhash_rust::xxh3::xxh3_128(&bytes[HEADER_SIZE..]);
+    bytes[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
+    let bad = dir.path().join("forged.db");
+    std::fs::write(&bad, bytes).unwrap();
+    let tb = Tablebase::open(&bad).unwrap();
+    match tb.probe("start") {
+        Err(ProbeError::Corrupt { reason, .. }) => assert!(reason.contains("range"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn past_a_book_is_not_in_the_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = ConnectFour::from_variant("5x4").unwrap();
+    let book = build_book(&game, &BookOptions::new(2), &NoProgress).unwrap();
+    let path = dir.path().join("c4.db");
+    boardsolve::db::write_database(&path, game.descriptor(), &book.into()).unwrap();
+    let tb = Tablebase::open(&path).unwrap();
+    assert!(!tb.is_complete());
+    // One stone: in the book with its children.
+    let one = tb.probe("3").unwrap();
+    assert_eq!(one.moves.len(), 5);
+    // Three stones: past the book.
+    match tb.probe("333") {
+        Err(ProbeError::NotInBook { position }) => assert!(position.contains('X'), "{position}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,138 @@
+//! The probe crate (`boardsolve-probe`, with live search) answers every
+//! position as `query --json` does, in all four games: complete files,
+//! a dense file, and an opening book with search past it.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use boardsolve::core::NoProgress;
+use boardsolve::registry::AnyGame;
+use boardsolve::solve::book::BookOptions;
+use boardsolve::Edge;
+use boardsolve_probe::{ProbeError, Tablebase};
+
+/// Writes the database of `name` `variant` (a book of `depth` when given).
+fn write(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBuf {
+    let game = AnyGame::new(name, variant).unwrap();
+    let solved = match depth {
+        Some(d) => game
+            .build_book(&BookOptions::new(d), &NoProgress)
+            .unwrap()
+            .unwrap()
+            .into(),
+        None => game.solve(&NoProgress).unwrap(),
+    };
+    let path = dir.join(format!("{name}-{variant}.db"));
+    boardsolve::db::write_database(&path, game.game().descriptor(), &solved).unwrap();
+    path
+}
+
+/// `n` positions from random games, in the notation `query` prints, with
+/// a few the parser must refuse.
+fn positions(name: &str, variant: &str, n: usize, seed: u64) -> Vec<String> {
+    let game = AnyGame::new(name, variant).unwrap();
+    let g = game.present();
+    let mut rng = seed;
+    let mut next = |k: usize| {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((rng >> 33) as usize) % k
+    };
+    let mut out = vec!["start".to_owned(), "not a position".to_owned()];
+    let mut edges: Vec<Edge> = Vec::new();
+    while out.len() < n {
+        let mut s = g.start();
+        loop {
+            out.push(g.format_position(s));
+            edges.clear();
+            g.moves(s, &mut edges);
+            if edges.is_empty() || out.len() >= n {
+                break;
+            }
+            s = edges[next(edges.len())].child;
+        }
+    }
+    out
+}
+
+/// `query --json` for each position, one object per line.
+fn query_answers(db: &Path, positions: &[String]) -> Vec<serde_json::Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_query"))
+        .arg("--db")
+        .arg(db)
+        .args(["--json", "-"])
+        .write_stdin(positions.join("\n") + "\n")
+        .output()
+        .unwrap();
+    crate::common::json_lines(&out.stdout)
+}
+
+fn agree(db: &Path, positions: &[String], search: bool) {
+    let mut tb = Tablebase::open(db).unwrap();
+    if search {
+        tb = tb.with_search(22).unwrap();
+    }
+    let answers = query_answers(db, positions);
+    let probes = tb.probe_many(positions);
+    assert_eq!(answers.len(), positions.len());
+    let mut answered = 0;
+    for ((p, q), r) in positions.iter().zip(&answers).zip(&probes) {
+        match r {
+            Ok(r) => {
+                answered += 1;
+                assert_eq!(q["position"], r.position, "{p}");
+                assert_eq!(q["to_move"], r.to_move, "{p}");
+                assert_eq!(q["value"], r.value, "{p}");
+                assert_eq!(q["remoteness"], r.remoteness, "{p}");
+                let moves = q["moves"].as_array().unwrap();
+                assert_eq!(moves.len(), r.moves.len(), "{p}");
+                for (qm, rm) in moves.iter().zip(&r.moves) {
+                    assert_eq!(qm["move"], rm.name, "{p}");
+                    assert_eq!(qm["value"], rm.value, "{p}");
+                    assert_eq!(qm["remoteness"], rm.remoteness, "{p}");
+                    assert_eq!(qm["best"], rm.best, "{p}");
+                }
+            }
+            Err(e) => {
+                let message = q["error"].as_str().unwrap_or_else(|| panic!("{p}: {q}"));
+                match e {
+                    ProbeError::Position(pe) => assert_eq!(message, pe.to_string()),
+                    other => panic!("{p}: {other}"),
+                }
+            }
+        }
+    }
+    assert!(answered + 1 >= positions.len(), "{answered} answered");
+}
+
+#[test]
+fn probe_agrees_with_query_in_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, variant, n) in [
+        ("british-square", "4x4", 600),
+        ("british-square", "3x3,center-allowed", 200),
+        ("dots-and-boxes", "2x2", 400),
+        ("connect-four", "4x4", 400),
+        ("dandelions", "3x3", 400),
+    ] {
+        let db = write(dir.path(), name, variant, None);
+        agree(&db, &positions(name, variant, n, 7), false);
+    }
+}
+
+#[test]
+fn probe_searches_past_a_book_as_query_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = write(dir.path(), "connect-four", "5x4", Some(3));
+    let positions = positions("connect-four", "5x4", 150, 11);
+    agree(&db, &positions, true);
+    // Without search, the same positions past the book are typed errors.
+    let tb = Tablebase::open(&db).unwrap();
+    let past = tb
+        .probe_many(&positions)
+        .into_iter()
+        .filter(|r| matches!(r, Err(ProbeError::NotInBook { .. })))
+        .count();
+    assert!(past > 50, "{past} positions past the book");
+}

@@ -1,0 +1,193 @@
+//! Opening books: every canonical state of at most `depth` moves with its
+//! exact value, as a partial database, for games whose whole tree is too
+//! large to solve but whose positions can be searched (Connect Four,
+//! Dandelions). The game supplies the search ([`BookGame`]); the rest is
+//! the same for every game.
+//!
+//! 1. Enumerate the layers forward: layer `k + 1` is the canonical children
+//!    of layer `k`'s states, sorted and deduplicated, in parallel. A state
+//!    without moves ends the game and has no children.
+//! 2. Search only the deepest layer, state by state, in depth-first order
+//!    (siblings one after the other), on several threads whose searchers
+//!    may share their tables (neighbouring states share most of their
+//!    subtrees). Results are appended to a
+//!    checkpoint file every few seconds and fsynced, so an interrupted run
+//!    resumes where it stopped.
+//! 3. Derive every shallower state's value by minimax over its children,
+//!    which are all in the next layer.
+//!
+//! The book is written like any sorted database, without the complete flag
+//! (unless the game ends within the depth): a state deeper than the book is
+//! then reported as not in the database rather than unreachable.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use crate::core::layout::LayoutOverflow;
+use crate::core::{BookSource, Game, Value};
+
+#[cfg(feature = "engine")]
+mod build;
+#[cfg(feature = "engine")]
+pub use build::{build_book, layer_order};
+
+/// A game whose book's deepest layer is searched.
+pub trait BookGame: Game + Sync {
+    /// What searches one state: a solver with its tables.
+    type Searcher: Send;
+
+    /// The table sizes [`BookGame::searchers`] accepts, as `log2` of
+    /// their entries.
+    fn table_bits_range(&self) -> std::ops::RangeInclusive<u32>;
+
+    /// `n >= 1` searchers for `n` threads, with transposition tables of
+    /// `2^table_bits` entries (shared among them where the game can).
+    fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Self::Searcher>, BookError>;
+
+    /// The exact value of `state` (canonical, with legal moves) for its side
+    /// to move.
+    fn search(&self, searcher: &mut Self::Searcher, state: u64) -> Value;
+
+    /// Like [`BookGame::search`], with the value of a similar state (the
+    /// one searched just before, a sibling in the book's order) as a hint
+    /// where the search may start. The answer is exact whatever the hint.
+    fn search_near(&self, searcher: &mut Self::Searcher, state: u64, hint: Value) -> Value {
+        let _ = hint;
+        self.search(searcher, state)
+    }
+
+    /// The sign of `state`'s value for its side to move (1 a win, 0 a
+    /// draw, -1 a loss): a search that only tells the outcome cuts far more
+    /// than an exact one. The default takes the sign of
+    /// [`BookGame::search`]. Only games whose moves score nothing before the
+    /// last one may override it, so that the sign of a position follows
+    /// from the signs of its children.
+    fn search_outcome(&self, searcher: &mut Self::Searcher, state: u64) -> i32 {
+        self.search(searcher, state).net.signum()
+    }
+
+    /// Lets `searcher` add the nodes of its searches to `counter` as it
+    /// goes (for a progress display). Games whose search counts no nodes
+    /// ignore it.
+    fn count_nodes(&self, searcher: &mut Self::Searcher, counter: Arc<AtomicU64>) {
+        let _ = (searcher, counter);
+    }
+
+    /// Lets `searchers` take the values of `book` (a database of this game
+    /// and variant, with exact values) at the states it holds, inside their
+    /// searches too. Games whose search cannot use a book ignore it.
+    fn attach_book(&self, searchers: &mut [Self::Searcher], book: &dyn BookSource) {
+        let _ = (searchers, book);
+    }
+}
+
+/// How to build a book.
+#[derive(Clone, Debug)]
+pub struct BookOptions {
+    /// The deepest layer: states of at most this many moves (capped at the
+    /// game's last layer).
+    pub depth: u32,
+    /// Where to keep the searched part of the deepest layer while the book
+    /// is built (see [`checkpoint_path`]); `None` keeps nothing.
+    pub checkpoint: Option<PathBuf>,
+    /// Search threads (at least one).
+    pub searchers: usize,
+    /// `log2` of the entries of the searchers' transposition table.
+    pub table_bits: u32,
+}
+
+impl BookOptions {
+    /// A book of `depth` moves: no checkpoint, one search thread per rayon
+    /// thread, a table of 2^26 entries (512 MiB of 8-byte entries, mapped
+    /// as it fills).
+    pub fn new(depth: u32) -> BookOptions {
+        BookOptions {
+            depth,
+            checkpoint: None,
+            searchers: threads(),
+            table_bits: 26,
+        }
+    }
+}
+
+/// Why a book could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The checkpoint file could not be read or written.
+    #[error("checkpoint {}: {error}", path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// The checkpoint's path is not a regular file.
+    #[error("checkpoint {}: {kind}: refused (remove it, or write the book elsewhere)", path.display())]
+    NotAFile {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is there.
+        kind: &'static str,
+    },
+    /// The searchers could not be set up (e.g. a table size out of range).
+    #[error("cannot set up the search: {0}")]
+    Searcher(String),
+    /// A value does not fit the record layout (a bug).
+    #[error(transparent)]
+    Overflow(#[from] LayoutOverflow),
+    /// A child of a book state is missing from the next layer (a bug).
+    #[error("child {child:#x} of book state {state:#x} is missing from the next layer")]
+    MissingChild {
+        /// The parent.
+        state: u64,
+        /// The child's canonical key.
+        child: u64,
+    },
+    /// A search thread panicked.
+    #[error("a search thread failed")]
+    SearchThread,
+}
+
+/// The checkpoint file of a book of `depth` written to `output`:
+/// `OUTPUT.partial-depthN` beside it.
+pub fn checkpoint_path(output: &Path, depth: u32) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(format!(".partial-depth{depth}"));
+    PathBuf::from(name)
+}
+
+/// Checks, before any work, that a checkpoint may be kept at `path`:
+/// nothing is there, or a regular file (never a symbolic link, a device or
+/// a named pipe).
+pub fn check_checkpoint_path(path: &Path) -> Result<(), BookError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(BookError::Checkpoint {
+            path: path.to_path_buf(),
+            error,
+        }),
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(BookError::NotAFile {
+            path: path.to_path_buf(),
+            kind: if m.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "not a regular file"
+            },
+        }),
+    }
+}
+
+/// The threads a book's search can use: rayon's, or the machine's cores
+/// where rayon is not built in.
+pub(super) fn threads() -> usize {
+    #[cfg(feature = "engine")]
+    {
+        rayon::current_num_threads().max(1)
+    }
+    #[cfg(not(feature = "engine"))]
+    {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}
