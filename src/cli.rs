@@ -46,6 +46,19 @@ pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Prints help or version text on stdout and returns the exit status: 0,
+/// also when stdout closed early, or 1 (with a message naming `tool`) when
+/// it cannot take the text (a full disk).
+pub fn print_help(tool: &str, text: &str) -> u8 {
+    match emit(text) {
+        Err(err) if !is_broken_pipe(&err) => {
+            eprintln!("{tool}: error: writing output: {err}");
+            EXIT_FAILURE
+        }
+        _ => EXIT_SUCCESS,
+    }
+}
+
 /// `text` wrapped at `width` columns for help texts: its first line is
 /// printed from column `first` (after what precedes it), every other line
 /// indented by `indent` spaces.

@@ -343,13 +343,10 @@ fn clap_exit(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(EXIT_USAGE);
     }
-    match boardsolve::cli::emit(&e.render().to_string()) {
-        Err(err) if !boardsolve::cli::is_broken_pipe(&err) => {
-            eprintln!("generator: error: writing output: {err}");
-            ExitCode::from(EXIT_FAILURE)
-        }
-        _ => ExitCode::from(EXIT_SUCCESS),
-    }
+    ExitCode::from(boardsolve::cli::print_help(
+        "generator",
+        &e.render().to_string(),
+    ))
 }
 
 fn main() -> ExitCode {

@@ -905,13 +905,10 @@ fn clap_exit(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(EXIT_USAGE);
     }
-    match boardsolve::cli::emit(&e.render().to_string()) {
-        Err(err) if !boardsolve::cli::is_broken_pipe(&err) => {
-            eprintln!("query: error: writing output: {err}");
-            ExitCode::from(EXIT_FAILURE)
-        }
-        _ => ExitCode::from(EXIT_SUCCESS),
-    }
+    ExitCode::from(boardsolve::cli::print_help(
+        "query",
+        &e.render().to_string(),
+    ))
 }
 
 fn main() -> ExitCode {

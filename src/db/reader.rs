@@ -34,24 +34,25 @@ const FENCE: usize = 256;
 impl Database {
     /// Opens and validates a database file.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
-        Database::open_checked(path, |_| Ok::<(), DbError>(()))
+        Database::open_checked(path, |_| Ok::<(), DbError>(())).map(|(db, ())| db)
     }
 
     /// Opens and validates a database file, and runs `check` on its
     /// decoded header before the file is mapped: a caller that knows the
     /// game refuses a header the game rules out (a record count it cannot
-    /// have) before anything is sized by it.
+    /// have) before anything is sized by it. Returns the database and what
+    /// `check` returned.
     ///
     /// Only a regular file is opened, and without blocking: a named pipe or
     /// a device at `path` is refused before it is read.
-    pub fn open_checked<E: From<DbError>>(
+    pub fn open_checked<T, E: From<DbError>>(
         path: impl AsRef<Path>,
-        check: impl FnOnce(&Header) -> Result<(), E>,
-    ) -> Result<Database, E> {
+        check: impl FnOnce(&Header) -> Result<T, E>,
+    ) -> Result<(Database, T), E> {
         let path = path.as_ref().to_path_buf();
         let (file, header) = Database::read_header(&path)?;
-        check(&header)?;
-        Ok(Database::map(path, &file, header)?)
+        let checked = check(&header)?;
+        Ok((Database::map(path, &file, header)?, checked))
     }
 
     /// Opens a regular file without blocking and reads and validates its

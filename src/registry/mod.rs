@@ -242,18 +242,7 @@ impl AnyGame {
     /// Opens and validates the database at `path`, and sets up its game:
     /// the header is checked against the game before the file is mapped.
     pub fn open(path: &std::path::Path) -> Result<(Database, AnyGame), OpenError> {
-        let mut game = None;
-        let db = Database::open_checked(path, |header| {
-            game = Some(AnyGame::from_header(header)?);
-            Ok::<(), OpenError>(())
-        })?;
-        let game = game.ok_or_else(|| {
-            OpenError::Db(DbError::HeaderField {
-                field: "game",
-                reason: "no game was set up".into(),
-            })
-        })?;
-        Ok((db, game))
+        Database::open_checked(path, AnyGame::from_header)
     }
 
     /// The game's registry entry.

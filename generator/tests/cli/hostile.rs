@@ -126,21 +126,18 @@ fn a_checkpoint_link_is_never_followed_and_options_come_first() {
     let link = dir.path().join("c4.db.partial-depth3");
     std::os::unix::fs::symlink(&victim, &link).unwrap();
 
+    // A Connect Four 5x4 book of depth 3 into `output`, with `extra`.
+    let book = |extra: &[&str]| {
+        let mut c = generator();
+        c.args(["--game", "connect-four", "--variant", "5x4", "--depth", "3"])
+            .args(extra)
+            .args(["--quiet", "-o"])
+            .arg(&output);
+        c
+    };
+
     // A bad option is found before anything is written.
-    generator()
-        .args([
-            "--game",
-            "connect-four",
-            "--variant",
-            "5x4",
-            "--depth",
-            "3",
-            "--table-bits",
-            "16",
-            "--quiet",
-            "-o",
-        ])
-        .arg(&output)
+    book(&["--table-bits", "16"])
         .assert()
         .code(2)
         .stderr(contains("--table-bits 16"));
@@ -148,21 +145,7 @@ fn a_checkpoint_link_is_never_followed_and_options_come_first() {
     assert!(!output.exists());
 
     // Good options: the link is refused, not followed.
-    generator()
-        .args([
-            "--game",
-            "connect-four",
-            "--variant",
-            "5x4",
-            "--depth",
-            "3",
-            "--quiet",
-            "-o",
-        ])
-        .arg(&output)
-        .assert()
-        .code(1)
-        .stderr(contains("symbolic link"));
+    book(&[]).assert().code(1).stderr(contains("symbolic link"));
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use boardsolve::db::header::{Header, HEADER_SIZE};
 use boardsolve::games::british_square::BritishSquare;
 use boardsolve::Game;
 
@@ -27,4 +28,37 @@ pub(crate) fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// The file with its header decoded, edited and encoded again (checksum
+/// recomputed): a lie a checksum cannot catch.
+pub(crate) fn resealed(good: &[u8], edit: impl FnOnce(&mut Header)) -> Vec<u8> {
+    let mut h = Header::decode(good).unwrap();
+    edit(&mut h);
+    let mut out = good.to_vec();
+    out[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
+    out
+}
+
+/// The file with its records edited, and the records checksum and header
+/// resealed to match.
+pub(crate) fn records_resealed(good: &[u8], edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut out = good.to_vec();
+    edit(&mut out[HEADER_SIZE..]);
+    let sum = xxhash_rust::xxh3::xxh3_128(&out[HEADER_SIZE..]);
+    resealed(&out, |h| h.records_checksum = sum)
+}
+
+/// The sorted file `good` with the record of `key` given `value`, both
+/// checksums recomputed: damage no checksum can see.
+pub(crate) fn with_value(good: &[u8], key: u64, value: boardsolve::Value) -> Vec<u8> {
+    let layout = Header::decode(good).unwrap().layout;
+    records_resealed(good, |records| {
+        let at = records
+            .chunks_exact(8)
+            .position(|r| layout.key(u64::from_le_bytes(r.try_into().unwrap())) == key)
+            .expect("the key is stored");
+        let raw = layout.pack(key, value).unwrap();
+        records[at * 8..at * 8 + 8].copy_from_slice(&raw.to_le_bytes());
+    })
 }

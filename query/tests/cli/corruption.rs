@@ -22,6 +22,8 @@ use boardsolve::{Database, DbError, Game};
 use predicates::str::contains;
 use tempfile::TempDir;
 
+use crate::common::{records_resealed, resealed};
+
 /// A small sorted file (British Square 3x3, 74 records) and a small dense
 /// file (Dots and Boxes 2x2, 4096 entries), as bytes.
 fn good_files(dir: &TempDir) -> [(&'static str, Vec<u8>); 2] {
@@ -44,25 +46,6 @@ fn put(dir: &TempDir, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.path().join(name);
     std::fs::write(&p, bytes).unwrap();
     p
-}
-
-/// The file with its header decoded, edited and encoded again (checksum
-/// recomputed): a lie a checksum cannot catch.
-fn resealed(good: &[u8], edit: impl FnOnce(&mut Header)) -> Vec<u8> {
-    let mut h = Header::decode(good).unwrap();
-    edit(&mut h);
-    let mut out = good.to_vec();
-    out[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
-    out
-}
-
-/// The file with its records edited, and the records checksum and header
-/// resealed to match.
-fn records_resealed(good: &[u8], edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
-    let mut out = good.to_vec();
-    edit(&mut out[HEADER_SIZE..]);
-    let sum = xxhash_rust::xxh3::xxh3_128(&out[HEADER_SIZE..]);
-    resealed(&out, |h| h.records_checksum = sum)
 }
 
 /// Sets header bytes and recomputes the header checksum by hand (for fields

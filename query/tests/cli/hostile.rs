@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use boardsolve::core::{NoProgress, RecordLayout, Value};
-use boardsolve::db::header::{Header, FLAG_COMPLETE, HEADER_SIZE};
+use boardsolve::db::header::{Header, FLAG_COMPLETE};
 use boardsolve::games::british_square::BritishSquare;
 use boardsolve::games::dots_and_boxes::DotsAndBoxes;
 use boardsolve::registry::{AnyGame, OpenError};
@@ -19,6 +19,8 @@ use boardsolve::solve::solve;
 use boardsolve::{DbError, Game};
 use predicates::str::contains;
 use tempfile::TempDir;
+
+use crate::common::{records_resealed, resealed, with_value};
 
 /// Every command a user can point at a database, with its stdin.
 const COMMANDS: [(&[&str], &str); 7] = [
@@ -107,43 +109,21 @@ fn a_forged_count_is_refused_before_anything_is_read() {
         .unwrap()
         .to_le_bytes();
     bytes.extend_from_slice(&extra);
-    let mut h = Header::decode(&bytes).unwrap();
-    h.record_count += 1;
-    h.records_checksum = xxhash_rust::xxh3::xxh3_128(&bytes[HEADER_SIZE..]);
-    bytes[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
+    let bytes = records_resealed(&resealed(&bytes, |h| h.record_count += 1), |_| {});
     let one_more = dir.path().join("one-more.db");
     std::fs::write(&one_more, &bytes).unwrap();
     every_command_refuses(&one_more, "has at most 74 positions");
     // Marked partial, it is still more than the game has.
-    h.flags &= !FLAG_COMPLETE;
-    bytes[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
+    let bytes = resealed(&bytes, |h| h.flags &= !FLAG_COMPLETE);
     std::fs::write(&one_more, &bytes).unwrap();
     every_command_refuses(&one_more, "has at most 74 positions");
 }
 
-/// The file at `good` with the record of `key` given `value`, the
-/// checksums recomputed: damage no checksum can see.
+/// The file at `good` with the record of `key` given `value`, written
+/// under `name`.
 fn with_sorted_value(dir: &TempDir, good: &[u8], name: &str, key: u64, value: Value) -> PathBuf {
-    let h = Header::decode(good).unwrap();
-    let layout = h.layout;
-    let mut bytes = good.to_vec();
-    let records = &mut bytes[HEADER_SIZE..];
-    let at = records
-        .chunks_exact(8)
-        .position(|r| layout.key(u64::from_le_bytes(r.try_into().unwrap())) == key)
-        .expect("the key is stored");
-    let raw = layout.pack(key, value).unwrap();
-    records[at * 8..at * 8 + 8].copy_from_slice(&raw.to_le_bytes());
-    reseal(dir, name, bytes)
-}
-
-/// Writes `bytes` under `name` with both checksums recomputed.
-fn reseal(dir: &TempDir, name: &str, mut bytes: Vec<u8>) -> PathBuf {
-    let mut h = Header::decode(&bytes).unwrap();
-    h.records_checksum = xxhash_rust::xxh3::xxh3_128(&bytes[HEADER_SIZE..]);
-    bytes[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
     let p = dir.path().join(name);
-    std::fs::write(&p, bytes).unwrap();
+    std::fs::write(&p, with_value(good, key, value)).unwrap();
     p
 }
 
@@ -209,9 +189,11 @@ fn values_the_game_rules_out_are_corruption_everywhere() {
     let sol = solve_dense(&dab, &NoProgress).unwrap();
     let good = dir.path().join("dab.db");
     boardsolve::db::write_database(&good, dab.descriptor(), &sol.into()).unwrap();
-    let mut bytes = std::fs::read(&good).unwrap();
-    bytes[HEADER_SIZE + dab.start() as usize] = 0x7f;
-    let p = reseal(&dir, "dab-forged.db", bytes);
+    let bytes = records_resealed(&std::fs::read(&good).unwrap(), |r| {
+        r[dab.start() as usize] = 0x7f
+    });
+    let p = dir.path().join("dab-forged.db");
+    std::fs::write(&p, bytes).unwrap();
     every_command_refuses(&p, "out of the game's range");
 }
 

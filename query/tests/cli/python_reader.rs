@@ -7,12 +7,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use boardsolve::db::header::{header_checksum, Header, HEADER_SIZE};
+use boardsolve::db::header::header_checksum;
 use boardsolve::games::british_square::BritishSquare;
 use boardsolve::games::dots_and_boxes::DotsAndBoxes;
 use boardsolve::{Database, Edge, Game, Move, Player, Position, Value};
 use serde_json::{json, Value as Json};
 use tempfile::TempDir;
+
+use crate::common::{records_resealed, with_value};
 
 /// The small variants, all solved in milliseconds.
 const SMALL_VARIANTS: &[&str] = &["3x3", "3x3,center-allowed", "4x4", "4x4,center-allowed"];
@@ -440,39 +442,25 @@ fn python_reader_rejects_damaged_files() {
     // Lies the checksums cannot see (format-spec.md, validation step 9 and
     // the range of values): one record more than 4x4 has, and a start
     // position worth more than the board.
-    let reseal = |mut bytes: Vec<u8>, edit: &dyn Fn(&mut Header)| {
-        let mut h = Header::decode(&bytes).unwrap();
-        edit(&mut h);
-        h.records_checksum = xxhash_rust::xxh3::xxh3_128(&bytes[HEADER_SIZE..]);
-        bytes[..HEADER_SIZE].copy_from_slice(&h.encode().unwrap());
-        bytes
-    };
     let mut longer = good.clone();
     let last = u64::from_le_bytes(longer[longer.len() - 8..].try_into().unwrap());
     longer.extend_from_slice(&(last + (1 << 12)).to_le_bytes());
     damaged.push((
         "one record more than the game has".into(),
-        reseal(longer, &|h| h.record_count += 1),
+        records_resealed(
+            &crate::common::resealed(&longer, |h| h.record_count += 1),
+            |_| {},
+        ),
     ));
     let game = BritishSquare::from_variant("4x4").unwrap();
-    let start = game.canonical(game.start());
-    let layout = Header::decode(&good).unwrap().layout;
-    let mut forged = good.clone();
-    let at = forged[HEADER_SIZE..]
-        .chunks_exact(8)
-        .position(|r| layout.key(u64::from_le_bytes(r.try_into().unwrap())) == start)
-        .unwrap();
-    let record = layout
-        .pack(
-            start,
-            Value {
-                net: 0,
-                remoteness: 63,
-            },
-        )
-        .unwrap();
-    forged[HEADER_SIZE + 8 * at..HEADER_SIZE + 8 * at + 8].copy_from_slice(&record.to_le_bytes());
-    damaged.push(("a start value out of range".into(), reseal(forged, &|_| {})));
+    let far = Value {
+        net: 0,
+        remoteness: 63,
+    };
+    damaged.push((
+        "a start value out of range".into(),
+        with_value(&good, game.canonical(game.start()), far),
+    ));
     for (i, (what, bytes)) in damaged.iter().enumerate() {
         let (code, stderr) = reader_status(bytes, &format!("damaged-{i}.db"));
         assert_eq!(code, Some(3), "{what}: the reader must refuse the file");
