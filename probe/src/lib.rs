@@ -54,7 +54,7 @@
 
 use std::path::Path;
 
-use boardsolve::analysis::{analyze_position, principal_variation, Analysis, QueryError};
+use boardsolve::analysis::{analyze_position, json, principal_variation, Analysis, QueryError};
 use boardsolve::core::Oracle;
 use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
@@ -87,7 +87,7 @@ pub enum ProbeError {
     },
     /// The database contradicts itself or holds a value the game rules
     /// out: it is damaged or forged (`query verify` tells more).
-    #[error("database corrupted at {position}: {reason}")]
+    #[error("database corrupted at {position}: {reason} (run `query verify`)")]
     Corrupt {
         /// The position, in the game's notation.
         position: String,
@@ -294,6 +294,18 @@ impl Tablebase {
     /// notation (what `query --help` describes for the game).
     pub fn probe(&self, position: &str) -> Result<Probe, ProbeError> {
         self.with_oracle(|o| Ok(self.to_probe(&self.analysis(o, position)?)))
+    }
+
+    /// One position answered as a line of `query --json` prints it (without
+    /// the newline): the answer's object, or `{"input":...,"error":...}`.
+    /// Programs in other languages read this shape.
+    pub fn probe_json(&self, position: &str) -> String {
+        let game = self.game.present();
+        let answer = self.with_oracle(|o| self.analysis(o, position));
+        match answer {
+            Ok(a) => json::answer(game, position, &a, None),
+            Err(e) => json::error(position, &e.to_string()),
+        }
     }
 
     /// [`Tablebase::probe`] for each position, in order; one bad position

@@ -444,7 +444,7 @@ fn answer_one(
     if weak {
         let w = analyze_weak(game, db, &position)?;
         return Ok(if json {
-            answer::weak_json(game, input, &w)
+            boardsolve::analysis::json::weak(game, input, &w)
         } else {
             answer::weak_human(game, &w)
         });
@@ -456,7 +456,7 @@ fn answer_one(
         None
     };
     Ok(if json {
-        answer::json(game, input, &a, line.as_deref())
+        boardsolve::analysis::json::answer(game, input, &a, line.as_deref())
     } else {
         answer::human(game, &a, line.as_deref(), color)
     })
@@ -527,7 +527,11 @@ fn answer_stdin(
                     Err(e) => {
                         refused.add(&e);
                         if json {
-                            writeln!(out, "{}", answer::json_error(&input, &e.message))?;
+                            writeln!(
+                                out,
+                                "{}",
+                                boardsolve::analysis::json::error(&input, &e.message)
+                            )?;
                         } else {
                             eprintln!("query: line {line_no}: {}", e.message);
                         }
@@ -596,8 +600,12 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             refused.add(&e);
             if json {
                 let head: String = p.chars().take(40).collect();
-                writeln!(out, "{}", answer::json_error(&head, &e.message))
-                    .context("writing output")?;
+                writeln!(
+                    out,
+                    "{}",
+                    boardsolve::analysis::json::error(&head, &e.message)
+                )
+                .context("writing output")?;
             }
             out.flush().context("writing output")?;
             eprintln!("query: error: {}", e.message);
@@ -627,7 +635,7 @@ fn run_ask(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             Err(e) => {
                 refused.add(&e);
                 if json {
-                    writeln!(out, "{}", answer::json_error(p, &e.message))
+                    writeln!(out, "{}", boardsolve::analysis::json::error(p, &e.message))
                         .context("writing output")?;
                 }
                 out.flush().context("writing output")?;

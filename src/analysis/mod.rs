@@ -6,6 +6,7 @@
 //!
 //! This layer knows games only through the core [`Game`] trait.
 
+pub mod json;
 #[cfg(feature = "engine")]
 pub mod stats;
 #[cfg(feature = "engine")]

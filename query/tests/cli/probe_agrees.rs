@@ -56,8 +56,8 @@ fn positions(name: &str, variant: &str, n: usize, seed: u64) -> Vec<String> {
     out
 }
 
-/// `query --json` for each position, one object per line.
-fn query_answers(db: &Path, positions: &[String]) -> Vec<serde_json::Value> {
+/// `query --json` for each position, one line each.
+fn query_answers(db: &Path, positions: &[String]) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_query"))
         .arg("--db")
         .arg(db)
@@ -65,7 +65,32 @@ fn query_answers(db: &Path, positions: &[String]) -> Vec<serde_json::Value> {
         .write_stdin(positions.join("\n") + "\n")
         .output()
         .unwrap();
-    crate::common::json_lines(&out.stdout)
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Each move's `deltaRemoteness` is its distance from the best remoteness
+/// among the moves of its `moveValue`: the shortest win or tie, the
+/// longest loss.
+fn check_delta_remoteness(p: &str, moves: &[serde_json::Value]) {
+    let of = |m: &serde_json::Value, k: &str| m[k].as_u64().unwrap();
+    for m in moves {
+        let class = m["moveValue"].as_str().unwrap();
+        let same = moves.iter().filter(|o| o["moveValue"] == class);
+        let best = match class {
+            "lose" => same.map(|o| of(o, "remoteness")).max(),
+            _ => same.map(|o| of(o, "remoteness")).min(),
+        }
+        .unwrap();
+        assert_eq!(
+            of(m, "deltaRemoteness"),
+            of(m, "remoteness").abs_diff(best),
+            "{p}: {m}"
+        );
+    }
 }
 
 fn agree(db: &Path, positions: &[String], search: bool) {
@@ -77,7 +102,10 @@ fn agree(db: &Path, positions: &[String], search: bool) {
     let probes = tb.probe_many(positions);
     assert_eq!(answers.len(), positions.len());
     let mut answered = 0;
-    for ((p, q), r) in positions.iter().zip(&answers).zip(&probes) {
+    for ((p, line), r) in positions.iter().zip(&answers).zip(&probes) {
+        // The JSON line is the same, byte for byte.
+        assert_eq!(&tb.probe_json(p), line, "{p}");
+        let q: serde_json::Value = serde_json::from_str(line).unwrap();
         match r {
             Ok(r) => {
                 answered += 1;
@@ -87,6 +115,7 @@ fn agree(db: &Path, positions: &[String], search: bool) {
                 assert_eq!(q["remoteness"], r.remoteness, "{p}");
                 let moves = q["moves"].as_array().unwrap();
                 assert_eq!(moves.len(), r.moves.len(), "{p}");
+                check_delta_remoteness(p, moves);
                 for (qm, rm) in moves.iter().zip(&r.moves) {
                     assert_eq!(qm["move"], rm.name, "{p}");
                     assert_eq!(qm["value"], rm.value, "{p}");

@@ -1,0 +1,255 @@
+//! Answers as JSON: one object per position, the shape of a line of
+//! `query --json` (fields named as the GamesCrafters API names them where
+//! they mean the same: `positionValue`, `remoteness`, `moves` with
+//! `moveValue` and `deltaRemoteness`). Written by hand, without a
+//! serialisation library, so that a reader built without the engine can
+//! produce it too.
+
+use std::fmt::Write as _;
+
+use crate::analysis::{Analysis, WeakAnalysis};
+use crate::core::Move;
+use crate::render::Presentation;
+
+/// The index of a result's class: 0 a loss, 1 a tie, 2 a win.
+fn outcome_index(result: i32) -> usize {
+    (result.signum() + 1) as usize
+}
+
+/// Per class of move (a loss, a tie, a win for the mover, as
+/// [`outcome_index`]), the best remoteness among the moves of that class:
+/// the longest loss, the shortest tie and the shortest win. A move's
+/// `deltaRemoteness` is its distance from it, as the GamesCrafters API
+/// reports it.
+fn best_remoteness(a: &Analysis) -> [u32; 3] {
+    let mut best = [0, u32::MAX, u32::MAX];
+    for m in &a.moves {
+        let r = m.child_value.remoteness;
+        let class = outcome_index(a.move_result(m));
+        best[class] = if class == 0 {
+            best[class].max(r)
+        } else {
+            best[class].min(r)
+        };
+    }
+    best
+}
+
+/// `win`, `lose` or `tie` for a result seen from one side.
+fn outcome(result: i32) -> &'static str {
+    match result.signum() {
+        1 => "win",
+        -1 => "lose",
+        _ => "tie",
+    }
+}
+
+/// Appends `s` as a JSON string literal.
+pub fn string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Appends an integer: batch mode writes tens of them per position, and the
+/// formatting machinery of `write!` costs several times more.
+fn push_int(out: &mut String, n: impl Into<i64>) {
+    let n: i64 = n.into();
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends a move as a JSON string literal (move names need no escaping).
+fn json_move(out: &mut String, game: &dyn Presentation, mv: Move) {
+    out.push('"');
+    game.write_move(mv, out);
+    out.push('"');
+}
+
+/// Opens a move's object: `{"move":NAME,"CODE":NUMBER` (the number `null`
+/// for a pass).
+fn json_move_fields(out: &mut String, game: &dyn Presentation, code: &str, mv: Move) {
+    out.push_str("{\"move\":");
+    json_move(out, game, mv);
+    out.push_str(",\"");
+    out.push_str(code);
+    out.push_str("\":");
+    if mv == Move::PASS {
+        out.push_str("null");
+    } else {
+        push_int(out, game.move_number(mv));
+    }
+}
+
+/// One JSON object (no newline) for an answered position.
+pub fn answer(
+    game: &dyn Presentation,
+    input: &str,
+    a: &Analysis,
+    pv: Option<&[(Move, u64)]>,
+) -> String {
+    let mut o = String::with_capacity(256 + 80 * a.moves.len());
+    o.push_str("{\"input\":");
+    string(&mut o, input);
+    o.push_str(",\"position\":");
+    string(&mut o, &game.format_position(a.state));
+    o.push_str(",\"to_move\":\"");
+    o.push_str(game.player_name(a.to_move));
+    o.push_str("\",\"value\":");
+    push_int(&mut o, a.score);
+    game.outcome_json(a.score, &mut o);
+    o.push_str(",\"remoteness\":");
+    push_int(&mut o, a.value.remoteness);
+    o.push_str(",\"net\":");
+    push_int(&mut o, a.value.net);
+    if let Some(f) = a.final_lead() {
+        o.push_str(",\"final\":");
+        push_int(&mut o, f);
+    }
+    o.push_str(",\"positionValue\":\"");
+    o.push_str(outcome(a.result()));
+    o.push_str("\",\"best\":[");
+    for (i, m) in a.best_moves().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_move(&mut o, game, m.mv);
+    }
+    o.push_str("],\"moves\":[");
+    let code = game.move_code_name();
+    let best_remoteness = best_remoteness(a);
+    for (i, m) in a.moves.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_move_fields(&mut o, game, code, m.mv);
+        o.push_str(",\"value\":");
+        push_int(&mut o, m.score);
+        game.outcome_json(m.score, &mut o);
+        o.push_str(",\"remoteness\":");
+        push_int(&mut o, m.child_value.remoteness);
+        o.push_str(",\"deltaRemoteness\":");
+        let class = outcome_index(a.move_result(m));
+        push_int(
+            &mut o,
+            best_remoteness[class].abs_diff(m.child_value.remoteness),
+        );
+        o.push_str(if m.best {
+            ",\"best\":true,\"moveValue\":\""
+        } else {
+            ",\"best\":false,\"moveValue\":\""
+        });
+        o.push_str(outcome(a.move_result(m)));
+        o.push_str("\"}");
+    }
+    o.push(']');
+    if let Some(line) = pv {
+        o.push_str(",\"pv\":[");
+        for (i, (mv, _)) in line.iter().enumerate() {
+            if i > 0 {
+                o.push(',');
+            }
+            json_move(&mut o, game, *mv);
+        }
+        o.push(']');
+    }
+    o.push('}');
+    o
+}
+
+/// One JSON object (no newline) for a position that could not be answered.
+pub fn error(input: &str, error: &str) -> String {
+    let mut o = String::from("{\"input\":");
+    string(&mut o, input);
+    o.push_str(",\"error\":");
+    string(&mut o, error);
+    o.push('}');
+    o
+}
+
+/// One JSON object (no newline) for a weak answer: `value` is 1, 0 or -1
+/// for the side to move, `best` the best moves, `moves` every move.
+pub fn weak(game: &dyn Presentation, input: &str, w: &WeakAnalysis) -> String {
+    let mut o = String::with_capacity(256);
+    o.push_str("{\"input\":");
+    string(&mut o, input);
+    o.push_str(",\"position\":");
+    string(&mut o, &game.format_position(w.position.state));
+    o.push_str(",\"to_move\":\"");
+    o.push_str(game.player_name(w.position.to_move));
+    o.push_str("\",\"weak\":true,\"value\":");
+    push_int(&mut o, w.result);
+    o.push_str(",\"positionValue\":\"");
+    o.push_str(outcome(w.result));
+    o.push_str("\",\"best\":[");
+    for (i, m) in w.best_moves().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_move(&mut o, game, m);
+    }
+    o.push_str("],\"moves\":[");
+    for (i, &(m, r)) in w.moves.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_move_fields(&mut o, game, game.move_code_name(), m);
+        o.push_str(",\"value\":");
+        push_int(&mut o, r);
+        o.push_str(if r == w.result {
+            ",\"best\":true,\"moveValue\":\""
+        } else {
+            ",\"best\":false,\"moveValue\":\""
+        });
+        o.push_str(outcome(r));
+        o.push_str("\"}");
+    }
+    o.push_str("]}");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_parse_back() {
+        for s in [
+            "plain",
+            "quote \" backslash \\ tab \t nl \n",
+            "\u{1}\u{1f}\u{7f}",
+            "é ✓ \u{2028}",
+            "",
+        ] {
+            let mut out = String::new();
+            string(&mut out, s);
+            let back: String = serde_json::from_str(&out).unwrap();
+            assert_eq!(back, s);
+        }
+    }
+}
