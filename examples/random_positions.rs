@@ -1,12 +1,12 @@
 //! Prints random reachable positions, one per line, for benchmarks and tests.
 //!
-//! `cargo run --release --example random_positions -- COUNT [SEED] [VARIANT]`
+//! `cargo run --release --example random_positions -- COUNT [SEED] [VARIANT] [GAME]`
 //!
-//! Each position is the result of a random playout of random length from the
-//! start of British Square, written in board notation with the side to move.
+//! Each position is the result of a random playout of random length (up to
+//! the game's last layer, and a few plies more) from the start of the game
+//! (British Square by default), written as `query` writes positions.
 
-use boardsolve::games::british_square::BritishSquare;
-use boardsolve::Game;
+use boardsolve::registry::AnyGame;
 use std::io::{BufWriter, Write};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,7 +14,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let count: u64 = args.next().as_deref().unwrap_or("1000").parse()?;
     let mut seed: u64 = args.next().as_deref().unwrap_or("1").parse()?;
     let variant = args.next().unwrap_or_default();
-    let game = BritishSquare::from_variant(&variant)?;
+    let name = args.next().unwrap_or_else(|| "british-square".to_owned());
+    let game = AnyGame::new(&name, &variant)?;
+    let game = game.present();
     let mut next = move || {
         // xorshift64*: deterministic, dependency-free.
         seed ^= seed >> 12;
@@ -25,9 +27,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::io::stdout();
     let mut out = BufWriter::new(out.lock());
     let mut edges = Vec::new();
+    let longest = game.layer_count() as u64 - 1;
     for _ in 0..count {
         let mut s = game.start();
-        let plies = next() % (game.cells() as u64 + 4);
+        let plies = next() % (longest + 4);
         for _ in 0..plies {
             edges.clear();
             game.moves(s, &mut edges);

@@ -54,7 +54,9 @@
 
 use std::path::Path;
 
-use boardsolve::analysis::{analyze_position, json, principal_variation, Analysis, QueryError};
+use boardsolve::analysis::{
+    analyze_position, evaluate, json, principal_variation, Analysis, QueryError,
+};
 use boardsolve::core::Oracle;
 use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
@@ -67,8 +69,13 @@ pub use boardsolve::PositionError;
 pub enum ProbeError {
     /// The file is missing, not a database, damaged, or of a game or
     /// variant this build does not know.
-    #[error(transparent)]
-    Open(#[from] OpenError),
+    #[error("database {}: {source}", path.display())]
+    Open {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        source: OpenError,
+    },
     /// The position is malformed or illegal in this game.
     #[error(transparent)]
     Position(#[from] PositionError),
@@ -188,7 +195,11 @@ impl Tablebase {
     /// header names a game and variant this build knows, with a size and a
     /// record count the game allows. The records are mapped, not read.
     pub fn open(path: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
-        let (db, game) = AnyGame::open(path.as_ref())?;
+        let path = path.as_ref();
+        let (db, game) = AnyGame::open(path).map_err(|source| ProbeError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(Tablebase {
             db,
             game,
@@ -330,19 +341,53 @@ impl Tablebase {
         }
     }
 
-    /// The value and remoteness of one position, without its moves.
+    /// The value and remoteness of one position, without its moves: one
+    /// lookup (a position on the frontier of an opening book has a value,
+    /// though [`Tablebase::probe`] cannot list its moves).
     pub fn eval(&self, position: &str) -> Result<Eval, ProbeError> {
-        self.probe(position).map(|p| p.eval())
+        self.eval_many([position])
+            .pop()
+            .unwrap_or_else(|| Err(ProbeError::Search("no answer".into())))
     }
 
-    /// [`Tablebase::eval`] for each position, in order.
+    /// [`Tablebase::eval`] for each position, in order, with the lookups
+    /// made as one batch.
     pub fn eval_many<S: AsRef<str>>(
         &self,
         positions: impl IntoIterator<Item = S>,
     ) -> Vec<Result<Eval, ProbeError>> {
-        self.probe_many(positions)
+        let game = self.game.present();
+        let parsed: Vec<Result<u64, PositionError>> = positions
             .into_iter()
-            .map(|r| r.map(|p| p.eval()))
+            .map(|p| game.parse(p.as_ref()).map(|p| p.state))
+            .collect();
+        let states: Vec<u64> = parsed
+            .iter()
+            .filter_map(|p| p.as_ref().ok().copied())
+            .collect();
+        let values = self.with_oracle(|o| Ok(evaluate(game, o, &states)));
+        let mut values = match values {
+            Ok(v) => v.into_iter(),
+            Err(e) => {
+                let message = e.to_string();
+                return parsed
+                    .iter()
+                    .map(|_| Err(ProbeError::Search(message.clone())))
+                    .collect();
+            }
+        };
+        parsed
+            .into_iter()
+            .map(|p| {
+                let state = p?;
+                let v = values
+                    .next()
+                    .ok_or_else(|| ProbeError::Search("no answer".into()))??;
+                Ok(Eval {
+                    value: game.score(state, v.net),
+                    remoteness: v.remoteness,
+                })
+            })
             .collect()
     }
 

@@ -68,17 +68,20 @@ fn every_kind_of_bad_input_is_a_typed_error() {
     }
     // Missing, foreign and damaged files.
     match Tablebase::open(dir.path().join("missing.db")) {
-        Err(ProbeError::Open(OpenError::Db(_))) => {}
+        Err(ProbeError::Open {
+            source: OpenError::Db(_),
+            path,
+        }) => assert!(path.ends_with("missing.db")),
         other => panic!("{other:?}"),
     }
     std::fs::write(dir.path().join("text.db"), "not a database").unwrap();
     assert!(matches!(
         Tablebase::open(dir.path().join("text.db")),
-        Err(ProbeError::Open(_))
+        Err(ProbeError::Open { .. })
     ));
     assert!(matches!(
         Tablebase::open(dir.path()),
-        Err(ProbeError::Open(_))
+        Err(ProbeError::Open { .. })
     ));
     // A value the game rules out, checksums resealed: corrupt, not an
     // answer.

@@ -17,22 +17,17 @@ fn outcome_index(result: i32) -> usize {
 }
 
 /// Per class of move (a loss, a tie, a win for the mover, as
-/// [`outcome_index`]), the best remoteness among the moves of that class:
-/// the longest loss, the shortest tie and the shortest win. A move's
-/// `deltaRemoteness` is its distance from it, as the GamesCrafters API
-/// reports it.
+/// [`outcome_index`]), the remoteness of the best move of that class (the
+/// first of the class in the answer's best-first order: the highest value,
+/// then the tie-break of the values). A move's `deltaRemoteness` is its
+/// distance from it, as the GamesCrafters API reports it: 0 for that
+/// move, more for a move that wins later or loses sooner.
 fn best_remoteness(a: &Analysis) -> [u32; 3] {
-    let mut best = [0, u32::MAX, u32::MAX];
+    let mut best = [None; 3];
     for m in &a.moves {
-        let r = m.child_value.remoteness;
-        let class = outcome_index(a.move_result(m));
-        best[class] = if class == 0 {
-            best[class].max(r)
-        } else {
-            best[class].min(r)
-        };
+        best[outcome_index(a.move_result(m))].get_or_insert(m.child_value.remoteness);
     }
-    best
+    best.map(|r| r.unwrap_or(0))
 }
 
 /// `win`, `lose` or `tie` for a result seen from one side.

@@ -165,6 +165,41 @@ pub fn stored_value(
     }
 }
 
+/// The stored values of many states at once (a batch lookup, whose
+/// memory reads overlap), each checked against the game's range; a
+/// finished state the file does not hold is worth nothing more, as in
+/// [`analyze`]. No move is looked at: a position on the frontier of an
+/// opening book has its value here, though [`analyze`] cannot list its
+/// moves' values.
+pub fn evaluate(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    states: &[u64],
+) -> Vec<Result<Value, QueryError>> {
+    let keys: Vec<u64> = states.iter().map(|&s| game.canonical(s)).collect();
+    let mut found = Vec::with_capacity(keys.len());
+    db.values(&keys, &mut found);
+    let limits = game.limits();
+    let mut edges = Vec::new();
+    states
+        .iter()
+        .zip(&keys)
+        .zip(found)
+        .map(|((&state, &canonical), v)| match v {
+            Some(v) => checked(game, &limits, state, v),
+            None => {
+                edges.clear();
+                game.moves(state, &mut edges);
+                if edges.is_empty() {
+                    Ok(Value::TERMINAL)
+                } else {
+                    Err(missing(game, db, state, canonical))
+                }
+            }
+        })
+        .collect()
+}
+
 /// Why a state's value is missing: unreachable, not in a partial database,
 /// or (the start itself missing from a complete one) a damaged database.
 fn missing(game: &dyn Game, db: &dyn Oracle, state: u64, canonical: u64) -> QueryError {

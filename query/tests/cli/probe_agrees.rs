@@ -72,22 +72,18 @@ fn query_answers(db: &Path, positions: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Each move's `deltaRemoteness` is its distance from the best remoteness
-/// among the moves of its `moveValue`: the shortest win or tie, the
-/// longest loss.
+/// Each move's `deltaRemoteness` is its distance from the remoteness of
+/// the first move (moves come best first) with the same `moveValue`.
 fn check_delta_remoteness(p: &str, moves: &[serde_json::Value]) {
     let of = |m: &serde_json::Value, k: &str| m[k].as_u64().unwrap();
     for m in moves {
-        let class = m["moveValue"].as_str().unwrap();
-        let same = moves.iter().filter(|o| o["moveValue"] == class);
-        let best = match class {
-            "lose" => same.map(|o| of(o, "remoteness")).max(),
-            _ => same.map(|o| of(o, "remoteness")).min(),
-        }
-        .unwrap();
+        let first = moves
+            .iter()
+            .find(|o| o["moveValue"] == m["moveValue"])
+            .unwrap();
         assert_eq!(
             of(m, "deltaRemoteness"),
-            of(m, "remoteness").abs_diff(best),
+            of(m, "remoteness").abs_diff(of(first, "remoteness")),
             "{p}: {m}"
         );
     }
@@ -100,7 +96,18 @@ fn agree(db: &Path, positions: &[String], search: bool) {
     }
     let answers = query_answers(db, positions);
     let probes = tb.probe_many(positions);
+    let evals = tb.eval_many(positions);
     assert_eq!(answers.len(), positions.len());
+    // The value-only path gives every answered position's value, and fails
+    // where the parser does.
+    for (r, e) in probes.iter().zip(&evals) {
+        match (r, e) {
+            (Ok(r), Ok(e)) => assert_eq!(&r.eval(), e),
+            (Err(ProbeError::Position(_)), Err(ProbeError::Position(_))) => {}
+            (Err(ProbeError::NotInBook { .. }), _) => {}
+            other => panic!("{other:?}"),
+        }
+    }
     let mut answered = 0;
     for ((p, line), r) in positions.iter().zip(&answers).zip(&probes) {
         // The JSON line is the same, byte for byte.

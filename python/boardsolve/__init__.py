@@ -1,0 +1,125 @@
+"""Probe the databases of perfectly solved board games.
+
+A database is the file ``generator`` writes (``bsq.db`` for British Square,
+and the files of Dots and Boxes, Connect Four and Dandelions).  Open it and
+ask about any position, in the game's own notation::
+
+    import boardsolve
+    db = boardsolve.open("bsq.db")
+    answer = db.probe("6 18")        # the dict of one line of `query --json`
+    answer["value"], answer["remoteness"], answer["best"]
+
+Every answer has the shape of a line of ``query --json``; errors are
+exceptions (``PositionError`` for a bad position, ``DatabaseError`` for a
+missing, damaged or foreign file), never a crash.
+"""
+
+import gc as _gc
+import json as _json
+
+from . import _boardsolve
+from ._boardsolve import (
+    CorruptDatabase,
+    DatabaseError,
+    Error,
+    NotInBook,
+    PositionError,
+    Unreachable,
+)
+
+__all__ = [
+    "open",
+    "Database",
+    "Error",
+    "DatabaseError",
+    "CorruptDatabase",
+    "PositionError",
+    "Unreachable",
+    "NotInBook",
+]
+
+
+class Database:
+    """An open database: the file is validated and mapped, not read."""
+
+    def __init__(self, path, search_bits=None):
+        self._db = _boardsolve.Database(str(path), search_bits)
+
+    @property
+    def game(self):
+        """The game's name: ``british-square``, ``dots-and-boxes``,
+        ``connect-four`` or ``dandelions``."""
+        return self._db.game
+
+    @property
+    def variant(self):
+        """The variant, in canonical form (``5x5``, ``3x3``, ``7x6``...)."""
+        return self._db.variant
+
+    @property
+    def complete(self):
+        """True when the file holds every reachable position (else it is an
+        opening book)."""
+        return self._db.complete
+
+    def __len__(self):
+        return self._db.records
+
+    def __repr__(self):
+        return (f"<boardsolve.Database {self.game} {self.variant}, "
+                f"{len(self)} records>")
+
+    def probe(self, position):
+        """One position's answer, as a dict of the same shape as a line of
+        ``query --json``: ``value``, ``remoteness``, ``positionValue``,
+        ``best`` and ``moves`` (each with ``move``, ``value``,
+        ``remoteness``, ``deltaRemoteness``, ``best``, ``moveValue``)."""
+        return _json.loads(self._db.probe(position))
+
+    def probe_many(self, positions):
+        """A list of answers, one per position, in order.  A position that
+        cannot be answered gets ``{"input": ..., "error": ...}``, as in
+        ``query --json -``, and the others are answered."""
+        lines = self._db.probe_json_many(list(positions))
+        # Answers hold no reference cycles, and a batch makes millions of
+        # objects: the cycle collector would walk them again and again.
+        collecting = _gc.isenabled()
+        _gc.disable()
+        try:
+            return [_json.loads(line) for line in lines]
+        finally:
+            if collecting:
+                _gc.enable()
+
+    def probe_lines(self, positions):
+        """The answers as JSON text, one string per position: exactly the
+        lines ``query --json -`` prints (for writing JSON-lines files)."""
+        return self._db.probe_json_many(list(positions))
+
+    def values(self, positions):
+        """``(values, remoteness)``: two NumPy ``int32`` arrays, one entry
+        per position, without the moves.  Raises on the first position that
+        cannot be answered."""
+        return self._db.values(list(positions))
+
+    def line(self, position):
+        """The moves of perfect play from ``position`` to the end."""
+        return self._db.line(position)
+
+    def info(self):
+        """What ``query --json info`` prints: the game, variant, record
+        count, layout and the start position's value."""
+        return _json.loads(self._db.info())
+
+    def verify(self):
+        """Reads the whole file and re-derives every value from its
+        children (``query verify``).  Returns the report as a dict, or
+        raises ``CorruptDatabase``."""
+        return _json.loads(self._db.verify())
+
+
+def open(path, search_bits=None):
+    """Opens the database at ``path``.  With ``search_bits`` (for example
+    22: a table of 2^22 entries, 32 MiB), Connect Four and Dandelions
+    positions past an opening book are answered by search."""
+    return Database(path, search_bits)
