@@ -311,12 +311,23 @@ impl Tablebase {
     /// the newline): the answer's object, or `{"input":...,"error":...}`.
     /// Programs in other languages read this shape.
     pub fn probe_json(&self, position: &str) -> String {
+        self.probe_json_checked(position)
+            .unwrap_or_else(|e| json::error(position, &e.to_string()))
+    }
+
+    /// The line of [`Tablebase::probe_json`] for an answered position, and
+    /// the typed error otherwise (for a caller that answers each kind of
+    /// error its own way, as an HTTP server does with status codes).
+    pub fn probe_json_checked(&self, position: &str) -> Result<String, ProbeError> {
         let game = self.game.present();
-        let answer = self.with_oracle(|o| self.analysis(o, position));
-        match answer {
-            Ok(a) => json::answer(game, position, &a, None),
-            Err(e) => json::error(position, &e.to_string()),
-        }
+        self.with_oracle(|o| self.analysis(o, position))
+            .map(|a| json::answer(game, position, &a, None))
+    }
+
+    /// True when the game's database is an opening book, so that the
+    /// positions past it need search.
+    pub fn has_book(&self) -> bool {
+        self.game.has_book()
     }
 
     /// [`Tablebase::probe`] for each position, in order; one bad position

@@ -3,6 +3,7 @@
 mod answer;
 mod lines;
 mod play;
+mod serve;
 mod stats;
 
 use std::fmt::Write as _;
@@ -85,8 +86,9 @@ struct DbArgs {
     /// The database file [default: the default file of --game and --variant
     /// in the current directory (see the games below); for a game with an
     /// opening book, live search when that file is missing].
-    #[arg(long, value_name = "FILE", global = true)]
-    db: Option<PathBuf>,
+    /// (`serve` takes several.)
+    #[arg(long, value_name = "FILE", global = true, action = clap::ArgAction::Append)]
+    db: Vec<PathBuf>,
 
     /// The game [default: the first of the games below, or the game of
     /// --db]; with --db, fail unless the database holds it.
@@ -160,6 +162,17 @@ enum Command {
     /// sessions can be scripted. `quit` or the end of input ends the
     /// session with exit status 0.
     Play(PlayArgs),
+    /// Serve the databases over HTTP (each --db FILE, or the default file
+    /// of --game and --variant), on localhost unless --addr says otherwise.
+    ///
+    /// `GET /api/position?p=POSITION` answers with the JSON line `query
+    /// --json POSITION` prints (add `&game=NAME&variant=SPEC` when several
+    /// databases are served); `GET /api/info` lists them. Errors are JSON
+    /// objects with a message: 400 a malformed or illegal position, 404 a
+    /// game or variant not served, 413 an oversize request, 500 a corrupted
+    /// database, 503 no answer within --time-limit. Positions past an
+    /// opening book are searched.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -233,7 +246,16 @@ impl Source {
         // mistake, whatever the files.
         let variant = args.variant.as_deref().unwrap_or("");
         let new_game = |name: &str| AnyGame::new(name, variant).map_err(|e| usage(&e.to_string()));
-        let Some(path) = &args.db else {
+        let path = match args.db.as_slice() {
+            [] => None,
+            [one] => Some(one),
+            _ => {
+                return Err(usage(
+                    "--db given more than once: only `serve` serves several",
+                ))
+            }
+        };
+        let Some(path) = path else {
             let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
             return Source::default_file(new_game(name)?);
         };
@@ -836,6 +858,33 @@ fn play_with(
     Ok(EXIT_SUCCESS)
 }
 
+fn run_serve(db_args: &DbArgs, args: &serve::ServeArgs) -> Result<u8, Failure> {
+    if db_args.json {
+        return Err(usage(
+            "--json does not apply to serve, whose answers are JSON",
+        ));
+    }
+    args.check().map_err(|e| usage(&e))?;
+    let files = if db_args.db.is_empty() {
+        // The default file of --game and --variant, which must exist.
+        let source = Source::open(db_args)?;
+        source.database()?;
+        vec![PathBuf::from(&source.path)]
+    } else {
+        if db_args.game.is_some() || db_args.variant.is_some() {
+            return Err(usage(
+                "--game and --variant do not apply to serve with --db: the files say their games",
+            ));
+        }
+        for path in &db_args.db {
+            open_db(path)?;
+        }
+        db_args.db.clone()
+    };
+    serve::run(&files, args)?;
+    Ok(EXIT_SUCCESS)
+}
+
 fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
     let source = Source::open(db_args)?;
     let db = source.database()?;
@@ -932,6 +981,7 @@ fn main() -> ExitCode {
         Some(Command::Verify { quiet }) => run_verify(&cli.db, *quiet),
         Some(Command::Info) => run_info(&cli.db),
         Some(Command::Stats(args)) => run_stats(&cli.db, args),
+        Some(Command::Serve(args)) => run_serve(&cli.db, args),
         // A scripted session (stdin not a terminal) is not coloured unless
         // asked.
         Some(Command::Play(args)) => run_play(

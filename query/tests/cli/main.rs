@@ -14,5 +14,6 @@ mod many_readers;
 mod play_cli;
 mod probe_agrees;
 mod python_reader;
+mod serve;
 mod stats_cli;
 mod svg_color_cli;

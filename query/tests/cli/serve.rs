@@ -1,0 +1,264 @@
+//! `query serve` as clients meet it: the same answers as `query --json`,
+//! a JSON error with the documented status for every kind of bad request,
+//! a time limit on searches, and many clients at once.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use boardsolve::core::{NoProgress, RecordLayout, Solution, Value};
+use boardsolve::registry::AnyGame;
+use boardsolve::solve::book::BookOptions;
+
+/// A running server, stopped when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(files: &[&Path], extra: &[&str]) -> Server {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_query"));
+    for f in files {
+        cmd.arg("--db").arg(f);
+    }
+    let mut child = cmd
+        .arg("serve")
+        .args(["--addr", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_owned();
+    Server { child, addr }
+}
+
+/// `GET target`: the status and the body.
+fn get(addr: &str, target: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    s.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.trim_end().to_owned())
+}
+
+/// Percent-encodes a query value.
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn write_db(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBuf {
+    let game = AnyGame::new(name, variant).unwrap();
+    let solved = match depth {
+        Some(d) => game
+            .build_book(&BookOptions::new(d), &NoProgress)
+            .unwrap()
+            .unwrap()
+            .into(),
+        None => game.solve(&NoProgress).unwrap(),
+    };
+    let path = dir.join(format!("{name}-{variant}.db"));
+    boardsolve::db::write_database(&path, game.game().descriptor(), &solved).unwrap();
+    path
+}
+
+/// `query --db FILE --json POSITION`'s line.
+fn query_line(db: &Path, position: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_query"))
+        .arg("--db")
+        .arg(db)
+        .args(["--json", position])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
+}
+
+#[test]
+fn answers_and_errors_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let bsq = crate::common::bsq4_db();
+    let dab = write_db(dir.path(), "dots-and-boxes", "2x2", None);
+    let c4 = write_db(dir.path(), "connect-four", "5x4", Some(2));
+    let server = serve(&[bsq, &dab, &c4], &[]);
+    let a = server.addr.as_str();
+
+    let (status, body) = get(a, "/api/info");
+    assert_eq!(status, 200);
+    let info: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(info["databases"].as_array().unwrap().len(), 3);
+
+    // The same line as `query --json`, for each game; past the Connect
+    // Four book by search.
+    for (db, game, variant, positions) in [
+        (
+            bsq,
+            "british-square",
+            "4x4",
+            &["start", "b2 c3", "0,5,10"][..],
+        ),
+        (&dab, "dots-and-boxes", "2x2", &["start", "0 1 2 A 0-0"]),
+        (&c4, "connect-four", "5x4", &["3", "33", "3322", "332215"]),
+    ] {
+        for p in positions {
+            let target = format!("/api/position?game={game}&variant={variant}&p={}", enc(p));
+            let (status, body) = get(a, &target);
+            assert_eq!(status, 200, "{p}: {body}");
+            assert_eq!(body, query_line(db, p), "{p}");
+        }
+    }
+
+    // Each kind of mistake: its status, and a JSON object with a message.
+    let long = "a".repeat(5000);
+    for (target, want) in [
+        (
+            "/api/position?game=british-square&variant=4x4&p=zz".to_owned(),
+            400,
+        ),
+        (
+            "/api/position?game=british-square&variant=4x4&p=XO".to_owned(),
+            400,
+        ),
+        (
+            "/api/position?game=british-square&variant=4x4".to_owned(),
+            400,
+        ),
+        ("/api/position?p=start".to_owned(), 400),
+        ("/api/position?variant=4x4&p=start".to_owned(), 400),
+        ("/api/position?game=dandelions&p=start".to_owned(), 404),
+        (
+            "/api/position?game=british-square&variant=5x5&p=start".to_owned(),
+            404,
+        ),
+        (
+            "/api/position?game=chess&variant=8x8&p=start".to_owned(),
+            404,
+        ),
+        ("/nowhere".to_owned(), 404),
+        (
+            format!("/api/position?game=british-square&variant=4x4&p={long}"),
+            413,
+        ),
+        (
+            format!(
+                "/api/position?game=british-square&p=x&pad={}",
+                "b".repeat(9000)
+            ),
+            413,
+        ),
+    ] {
+        let (status, body) = get(a, &target);
+        assert_eq!(status, want, "{}: {body}", &target[..target.len().min(80)]);
+        let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(j["error"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    }
+}
+
+#[test]
+fn many_clients_at_once() {
+    let db = crate::common::bsq4_db();
+    let server = serve(&[db], &[]);
+    let want = query_line(db, "b2 c3");
+    std::thread::scope(|s| {
+        for _ in 0..16 {
+            s.spawn(|| {
+                for _ in 0..20 {
+                    let (status, body) = get(&server.addr, "/api/position?p=b2%20c3");
+                    assert_eq!(status, 200);
+                    assert_eq!(body, want);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn a_search_past_its_time_limit_is_503() {
+    // A Connect Four 7x6 "book" of the start alone: every other position is
+    // a search of a nearly empty board, far longer than the limit.
+    let dir = tempfile::tempdir().unwrap();
+    let game = AnyGame::new("connect-four", "7x6").unwrap();
+    let desc = game.game().descriptor();
+    let layout = RecordLayout::for_game(desc);
+    let start = game.game().canonical(game.game().start());
+    let record = layout
+        .pack(
+            start,
+            Value {
+                net: 1,
+                remoteness: 41,
+            },
+        )
+        .unwrap();
+    let book = Solution {
+        records: vec![record],
+        layout,
+        start,
+        layer_sizes: vec![1],
+        complete: false,
+    };
+    let path = dir.path().join("c4.db");
+    boardsolve::db::write_database(&path, desc, &book.into()).unwrap();
+    let server = serve(&[&path], &["--time-limit", "0.2"]);
+    let (status, body) = get(&server.addr, "/api/position?p=4");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("time limit"), "{body}");
+    // The server still answers.
+    assert_eq!(get(&server.addr, "/api/info").0, 200);
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let db = crate::common::bsq4_db();
+    for (args, code) in [
+        (&["--json", "serve"][..], 2),
+        (&["serve", "--time-limit", "0"], 2),
+        (&["serve", "--addr", "nowhere"], 2),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_query"))
+            .arg("--db")
+            .arg(db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+    // Two --db outside serve: a usage error.
+    let out = Command::new(env!("CARGO_BIN_EXE_query"))
+        .arg("--db")
+        .arg(db)
+        .arg("--db")
+        .arg(db)
+        .arg("start")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
