@@ -402,6 +402,24 @@ impl Tablebase {
             .collect()
     }
 
+    /// The position after `mv` (in the game's notation) is played from
+    /// `position`, as text that reads back as that position, side to move
+    /// and score so far included: the way a program walks the game.
+    pub fn play(&self, position: &str, mv: &str) -> Result<String, ProbeError> {
+        let game = self.game.present();
+        let p = game.parse(position)?;
+        let m = game.parse_move(p.state, mv)?;
+        let mut edges = Vec::new();
+        game.moves(p.state, &mut edges);
+        let edge = edges.iter().find(|e| e.mv == m).ok_or_else(|| {
+            ProbeError::Position(PositionError::Illegal {
+                input: mv.to_owned(),
+                reason: format!("not a legal move in {}", game.format_full(&p)),
+            })
+        })?;
+        Ok(game.format_full(&p.play(edge)))
+    }
+
     /// The line of perfect play from a position to the end of the game:
     /// the moves, in the game's notation (the first of the best moves at
     /// each step).

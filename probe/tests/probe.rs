@@ -34,7 +34,7 @@ fn answers_carry_every_move_and_agree_with_each_other() {
     // The value of a position is the value of its best moves, and each
     // move's value is the value of the position after it.
     for m in &start.moves {
-        let after = tb.probe(&m.name).unwrap();
+        let after = tb.probe(&tb.play("start", &m.name).unwrap()).unwrap();
         assert_eq!(m.value, after.value, "{}", m.name);
         assert_eq!(m.remoteness, after.remoteness);
         assert_eq!(m.best, m.value == start.value);
@@ -132,4 +132,40 @@ fn past_a_book_is_not_in_the_book() {
         Err(ProbeError::NotInBook { position }) => assert!(position.contains('X'), "{position}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn playing_the_best_moves_keeps_the_score_to_the_end() {
+    // Dots and Boxes keeps the side to move and the score in the text: a
+    // walk by `play` must carry both, captures and extra turns included.
+    let dir = tempfile::tempdir().unwrap();
+    let game = boardsolve::games::dots_and_boxes::DotsAndBoxes::from_variant("2x2").unwrap();
+    let sol = boardsolve::solve::dense::solve_dense(&game, &NoProgress).unwrap();
+    let path = dir.path().join("dab.db");
+    boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
+    let tb = Tablebase::open(&path).unwrap();
+    let mut position = "none A 0-0".to_owned();
+    let promised = tb.probe(&position).unwrap().value;
+    loop {
+        let p = tb.probe(&position).unwrap();
+        assert_eq!(p.position, position.split(' ').next().unwrap());
+        let Some(best) = p.best_moves().next() else {
+            break;
+        };
+        position = tb.play(&position, &best.name).unwrap();
+    }
+    // At the end the text's score is the value promised at the start.
+    let score = position.rsplit(' ').next().unwrap();
+    let (a, b) = score.split_once('-').unwrap();
+    let final_lead = a.parse::<i32>().unwrap() - b.parse::<i32>().unwrap();
+    assert_eq!(final_lead, promised, "{position}");
+    // Moves that are not legal here are errors.
+    assert!(matches!(
+        tb.play("none A 0-0", "99"),
+        Err(ProbeError::Position(_))
+    ));
+    assert!(matches!(
+        tb.play("0 A 0-0", "0"),
+        Err(ProbeError::Position(_))
+    ));
 }

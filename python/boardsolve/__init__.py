@@ -102,6 +102,12 @@ class Database:
         cannot be answered."""
         return self._db.values(list(positions))
 
+    def play(self, position, move):
+        """The position after ``move`` is played from ``position``, as text
+        (with the side to move and the score so far where the game keeps
+        them out of the board): the way to walk a game."""
+        return self._db.play(position, move)
+
     def line(self, position):
         """The moves of perfect play from ``position`` to the end."""
         return self._db.line(position)

@@ -170,6 +170,11 @@ impl Database {
         Ok((values.into_pyarray(py), remoteness.into_pyarray(py)))
     }
 
+    /// The position after a move, as text.
+    fn play(&self, position: &str, mv: &str) -> PyResult<String> {
+        self.tb.play(position, mv).map_err(to_py)
+    }
+
     /// The moves of perfect play from a position to the end.
     fn line(&self, py: Python<'_>, position: &str) -> PyResult<Vec<String>> {
         py.detach(|| self.tb.line(position)).map_err(to_py)

@@ -199,3 +199,18 @@ def test_a_named_pipe_is_refused_without_waiting(tmp_path):
         boardsolve.open(fifo)
     assert "named pipe" in str(e.value)
 
+
+
+def test_play_walks_a_game_keeping_the_score(dbs):
+    db = boardsolve.open(dbs[("dots-and-boxes", "2x2")])
+    position = "none A 0-0"
+    promised = db.probe(position)["value"]
+    while True:
+        answer = db.probe(position)
+        if not answer["best"]:
+            break
+        position = db.play(position, answer["best"][0])
+    a, b = position.rsplit(" ", 1)[1].split("-")
+    assert int(a) - int(b) == promised
+    with pytest.raises(boardsolve.PositionError):
+        db.play("none A 0-0", "99")

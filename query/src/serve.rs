@@ -1,8 +1,9 @@
 //! `query serve`: the databases over HTTP, for programs and pages.
 //!
 //! `GET /api/position?p=POSITION[&game=NAME&variant=SPEC]` answers with the
-//! line `query --db FILE --json POSITION` prints; `GET /api/info` lists the
-//! databases served. Every error is a JSON object with a message and a
+//! line `query --db FILE --json POSITION` prints; `GET /api/play?p=&m=`
+//! gives the position after a move; `GET /api/info` lists the databases
+//! served. Every error is a JSON object with a message and a
 //! status: 400 a malformed or illegal position, 404 a game or variant not
 //! served (or an unknown path), 413 an oversize request, 500 a corrupted
 //! database, 503 a search that ran out of time.
@@ -205,6 +206,37 @@ async fn position(
     }
 }
 
+/// `GET /api/play?p=POSITION&m=MOVE`: the position after the move, as
+/// `{"position": TEXT}` (the text carries the side to move and the score
+/// where the game keeps them out of the board).
+async fn play(
+    State(app): State<Arc<App>>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    let (Some(p), Some(m)) = (params.get("p"), params.get("m")) else {
+        return error(StatusCode::BAD_REQUEST, "give p=POSITION and m=MOVE");
+    };
+    if p.len() + m.len() > crate::lines::MAX_LINE {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("position is longer than {} bytes", crate::lines::MAX_LINE),
+        );
+    }
+    let index = match app.pick(&params) {
+        Ok(i) => i,
+        Err((status, message)) => return error(status, &message),
+    };
+    match app.served[index].tb.play(p, m) {
+        Ok(next) => {
+            let mut body = String::from("{\"position\":");
+            json::string(&mut body, &next);
+            body.push('}');
+            reply(StatusCode::OK, body)
+        }
+        Err(e) => reply(StatusCode::BAD_REQUEST, json::error(p, &e.to_string())),
+    }
+}
+
 async fn info(State(app): State<Arc<App>>) -> Response {
     let mut body = String::from("{\"databases\":[");
     for (i, s) in app.served.iter().enumerate() {
@@ -265,6 +297,7 @@ pub fn run(files: &[PathBuf], args: &ServeArgs) -> Result<()> {
     let router = Router::new()
         .route("/api/position", get(position))
         .route("/api/info", get(info))
+        .route("/api/play", get(play))
         .fallback(not_found)
         .with_state(app);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -267,6 +267,14 @@ pub trait Game: Send + Sync {
         None
     }
 
+    /// The position as text that [`Game::parse`] reads back as the same
+    /// position, side to move and score so far included where the state
+    /// alone does not tell them. By default the state's text
+    /// ([`Game::format_position`]).
+    fn format_full(&self, position: &Position) -> String {
+        self.format_position(position.state)
+    }
+
     /// Parses a position with everything the text says: the state, the side
     /// to move and the score so far. The default reads the state with
     /// [`Game::parse_position`] and takes the rest from the state.

@@ -11,6 +11,7 @@ mod dots_and_boxes_reference;
 #[path = "../fuzz_bodies/mod.rs"]
 mod fuzz_bodies;
 mod fuzz_corpus;
+mod notation;
 mod reference_solver;
 mod stats;
 mod svg;

@@ -136,6 +136,19 @@ fn answers_and_errors_over_http() {
         }
     }
 
+    // Walking the game: the position after a move, score and side kept.
+    let (status, body) = get(
+        a,
+        "/api/play?game=dots-and-boxes&variant=2x2&p=none%20A%200-0&m=0",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, r#"{"position":"0 B 0-0"}"#);
+    let (status, _) = get(
+        a,
+        "/api/play?game=dots-and-boxes&variant=2x2&p=0%20B%200-0&m=0",
+    );
+    assert_eq!(status, 400);
+
     // Each kind of mistake: its status, and a JSON object with a message.
     let long = "a".repeat(5000);
     for (target, want) in [

@@ -415,6 +415,20 @@ impl Game for DotsAndBoxes {
         })
     }
 
+    /// The edges, the side to move and, when known, each side's boxes.
+    fn format_full(&self, p: &Position) -> String {
+        let mut out = self.format_position(p.state);
+        out.push(' ');
+        out.push_str(self.player_name(p.to_move));
+        if let Some(lead) = p.lead {
+            let closed = self.boxes.iter().filter(|&&b| p.state & b == b).count() as i32;
+            // a + b = closed and a - b = lead.
+            let a = (closed + lead) / 2;
+            out.push_str(&format!(" {a}-{}", closed - a));
+        }
+        out
+    }
+
     fn format_position(&self, state: u64) -> String {
         if state == 0 {
             return "none".to_owned();
