@@ -55,7 +55,7 @@
 use std::path::Path;
 
 use boardsolve::analysis::{
-    analyze_position, evaluate, json, principal_variation, Analysis, QueryError,
+    analyze_position, evaluate, json, picture, principal_variation, Analysis, QueryError,
 };
 use boardsolve::core::Oracle;
 use boardsolve::db::Database;
@@ -400,6 +400,14 @@ impl Tablebase {
                 })
             })
             .collect()
+    }
+
+    /// The SVG picture of a position with every legal move coloured by its
+    /// value (each move's shape carries `data-move` and `data-value`), as
+    /// `query --svg` draws it; `None` for a game without pictures.
+    pub fn svg(&self, position: &str) -> Result<Option<String>, ProbeError> {
+        let game = self.game.present();
+        self.with_oracle(|o| Ok(picture::svg(game, &self.analysis(o, position)?)))
     }
 
     /// The position after `mv` (in the game's notation) is played from

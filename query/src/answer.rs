@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use boardsolve::analysis::WeakAnalysis;
 use boardsolve::render::{plain, signed, Presentation};
-use boardsolve::{Analysis, Move, MoveMark, Outcome, Player};
+use boardsolve::{Analysis, Move, MoveMark, Outcome};
 
 /// Terminal colours for a move's value: green when it wins for the player
 /// making it, yellow for a tie, red for a loss; bold for the best moves.
@@ -17,42 +17,6 @@ pub fn ansi(m: &MoveMark, text: &str) -> String {
     };
     let bold = if m.best { "1;" } else { "" };
     format!("\x1b[{bold}{colour}m{text}\x1b[0m")
-}
-
-/// The title line of a position's SVG picture: the side to move, the value
-/// and who wins, as the text answer says them, and by how much when the
-/// headline value is not the final score (a game given the score so
-/// far). At the end of the game: who won, when the score is known.
-pub fn svg_title(game: &dyn Presentation, a: &Analysis) -> String {
-    // The final score is worth naming only where the headline value is not
-    // it already (a game whose value is the final score).
-    let margin = match game.lead(a.state) {
-        Some(_) if !a.is_terminal() => None,
-        _ => a.final_lead(),
-    };
-    let by_margin = margin.map(|f| {
-        let first = game.player_name(Player::First);
-        let second = game.player_name(Player::Second);
-        match f.signum() {
-            1 => format!("a win for {first} by {f}"),
-            -1 => format!("a win for {second} by {}", -f),
-            _ => "a tie".to_owned(),
-        }
-    });
-    if a.is_terminal() {
-        return match by_margin {
-            Some(v) => format!("Game over: {v}"),
-            // A game given without its score: the key cannot tell.
-            None => "Game over".to_owned(),
-        };
-    }
-    let me = game.player_name(a.to_move);
-    let verdict = by_margin.unwrap_or_else(|| match a.result().signum() {
-        1 => format!("a win for {me}"),
-        -1 => format!("a loss for {me}"),
-        _ => "a tie".to_owned(),
-    });
-    format!("{me} to move: value {} ({verdict})", signed(a.score))
 }
 
 /// The human-readable report for an answered position, the move map in

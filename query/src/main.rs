@@ -679,8 +679,7 @@ fn write_svg(
 ) -> Result<(), Failure> {
     let position = game.parse(input).map_err(anyhow::Error::new)?;
     let a = analyze_position(game, db, &position).map_err(anyhow::Error::new)?;
-    let picture = game
-        .render_svg(a.state, &a.marks(), &answer::svg_title(game, &a))
+    let picture = boardsolve::analysis::picture::svg(game, &a)
         .ok_or_else(|| anyhow::anyhow!("{} has no SVG picture", game.descriptor().name))?;
     if path == Path::new("-") {
         let mut out = io::stdout().lock();

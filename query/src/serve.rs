@@ -1,5 +1,7 @@
 //! `query serve`: the databases over HTTP, for programs and pages.
 //!
+//! `GET /` is the explorer, a page (embedded in the binary) that draws a
+//! position, colours every move by its value, and plays a move on a click.
 //! `GET /api/position?p=POSITION[&game=NAME&variant=SPEC]` answers with the
 //! line `query --db FILE --json POSITION` prints; `GET /api/play?p=&m=`
 //! gives the position after a move; `GET /api/info` lists the databases
@@ -144,10 +146,57 @@ impl App {
     }
 }
 
+/// What a position request answers with.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// The JSON line of `query --json`.
+    Json,
+    /// The SVG picture of `query --svg`.
+    Svg,
+    /// The line of perfect play.
+    Line,
+}
+
 async fn position(
     State(app): State<Arc<App>>,
     uri: Uri,
     Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    answer(app, uri, params, Answer::Json).await
+}
+
+async fn line(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    answer(app, uri, params, Answer::Line).await
+}
+
+async fn svg(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    answer(app, uri, params, Answer::Svg).await
+}
+
+/// An answer made.
+enum Body {
+    /// A JSON line.
+    Json(String),
+    /// A picture, if the game has pictures.
+    Svg(Option<String>),
+    /// The moves of perfect play.
+    Line(Vec<String>),
+}
+
+/// Answers a position request, within the time limit.
+async fn answer(
+    app: Arc<App>,
+    uri: Uri,
+    params: HashMap<String, String>,
+    kind: Answer,
 ) -> Response {
     if uri.to_string().len() > MAX_URI {
         return error(
@@ -184,14 +233,39 @@ async fn position(
         };
         let worker = Arc::clone(&app);
         let input = p.clone();
-        tokio::task::spawn_blocking(move || worker.served[index].tb.probe_json_checked(&input))
-            .await
-            .map_err(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the answer failed"))
+        tokio::task::spawn_blocking(move || {
+            let tb = &worker.served[index].tb;
+            match kind {
+                Answer::Json => tb.probe_json_checked(&input).map(Body::Json),
+                Answer::Svg => tb.svg(&input).map(Body::Svg),
+                Answer::Line => tb.line(&input).map(Body::Line),
+            }
+        })
+        .await
+        .map_err(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the answer failed"))
     };
     match tokio::time::timeout(limit, work).await {
         Err(_) => out_of_time(),
         Ok(Err(r)) => r,
-        Ok(Ok(Ok(line))) => reply(StatusCode::OK, line),
+        Ok(Ok(Ok(Body::Json(line)))) => reply(StatusCode::OK, line),
+        Ok(Ok(Ok(Body::Svg(Some(picture))))) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "image/svg+xml")],
+            picture,
+        )
+            .into_response(),
+        Ok(Ok(Ok(Body::Line(moves)))) => {
+            let mut body = String::from("{\"line\":[");
+            for (i, m) in moves.iter().enumerate() {
+                if i > 0 {
+                    body.push(',');
+                }
+                json::string(&mut body, m);
+            }
+            body.push_str("]}");
+            reply(StatusCode::OK, body)
+        }
+        Ok(Ok(Ok(Body::Svg(None)))) => error(StatusCode::NOT_FOUND, "this game has no picture"),
         Ok(Ok(Err(e))) => {
             let status = match &e {
                 ProbeError::Position(_) | ProbeError::Unreachable { .. } => StatusCode::BAD_REQUEST,
@@ -258,6 +332,18 @@ async fn info(State(app): State<Arc<App>>) -> Response {
     reply(StatusCode::OK, body)
 }
 
+/// The explorer page (one file, no external resources).
+const PAGE: &str = include_str!("explorer.html");
+
+async fn page() -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        PAGE,
+    )
+        .into_response()
+}
+
 async fn not_found(uri: Uri) -> Response {
     error(
         StatusCode::NOT_FOUND,
@@ -295,9 +381,12 @@ pub fn run(files: &[PathBuf], args: &ServeArgs) -> Result<()> {
         busy: Semaphore::new(4 * cores),
     });
     let router = Router::new()
+        .route("/", get(page))
         .route("/api/position", get(position))
         .route("/api/info", get(info))
         .route("/api/play", get(play))
+        .route("/api/svg", get(svg))
+        .route("/api/line", get(line))
         .fallback(not_found)
         .with_state(app);
     let runtime = tokio::runtime::Builder::new_multi_thread()

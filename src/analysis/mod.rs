@@ -7,6 +7,7 @@
 //! This layer knows games only through the core [`Game`] trait.
 
 pub mod json;
+pub mod picture;
 #[cfg(feature = "engine")]
 pub mod stats;
 #[cfg(feature = "engine")]

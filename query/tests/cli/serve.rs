@@ -136,6 +136,49 @@ fn answers_and_errors_over_http() {
         }
     }
 
+    // Pictures: every legal move's shape carries its name and value, as in
+    // the JSON answer.
+    for (game, variant, p) in [
+        ("british-square", "4x4", "b2 c3"),
+        ("dots-and-boxes", "2x2", "0 1 2 A 0-0"),
+        ("connect-four", "5x4", "3322"),
+    ] {
+        let q = format!("game={game}&variant={variant}&p={}", enc(p));
+        let (status, picture) = get(a, &format!("/api/svg?{q}"));
+        assert_eq!(status, 200, "{p}: {picture}");
+        let (_, answer) = get(a, &format!("/api/position?{q}"));
+        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        let doc = roxmltree::Document::parse(&picture).unwrap();
+        let marks: Vec<(String, String)> = doc
+            .descendants()
+            .filter_map(|n| {
+                Some((
+                    n.attribute("data-move")?.to_owned(),
+                    n.attribute("data-value")?.to_owned(),
+                ))
+            })
+            .collect();
+        let moves = answer["moves"].as_array().unwrap();
+        assert_eq!(marks.len(), moves.len(), "{p}");
+        for m in moves {
+            let name = m["move"].as_str().unwrap();
+            let value = marks
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, v)| v.parse::<i64>().ok());
+            assert_eq!(value, m["value"].as_i64(), "{p}: {name}");
+        }
+    }
+
+    // The line of perfect play, and the page.
+    let (status, body) = get(a, "/api/line?game=british-square&variant=4x4&p=start");
+    assert_eq!(status, 200);
+    let line: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(line["line"].as_array().unwrap().len(), 8);
+    let (status, page) = get(a, "/");
+    assert_eq!(status, 200);
+    assert!(page.contains("boardsolve explorer") && page.contains("data-move"));
+
     // Walking the game: the position after a move, score and side kept.
     let (status, body) = get(
         a,
@@ -176,6 +219,14 @@ fn answers_and_errors_over_http() {
             404,
         ),
         ("/nowhere".to_owned(), 404),
+        (
+            "/api/line?game=british-square&variant=4x4&p=zz".to_owned(),
+            400,
+        ),
+        (
+            "/api/svg?game=british-square&variant=4x4&p=zz".to_owned(),
+            400,
+        ),
         (
             format!("/api/position?game=british-square&variant=4x4&p={long}"),
             413,
