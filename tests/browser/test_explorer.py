@@ -1,0 +1,274 @@
+"""The web explorer of `query serve` in a real browser.
+
+Headless Chromium, driven through WebDriver (selenium and Debian's
+chromedriver), loads the page for each game, plays moves by clicking the
+move buttons and the shapes of the board, and checks that everything the
+page shows (value, outcome, remoteness, side to move, every move's value,
+the line of perfect play) equals what `query` prints for the same position
+and database. Connect Four is served from a two-ply book, so most of its
+positions are answered by search.
+
+The binaries come from BOARDSOLVE_BIN (default: target/debug of the
+repository); the browser and its driver from BOARDSOLVE_CHROMIUM and
+BOARDSOLVE_CHROMEDRIVER (default: Debian's paths).
+"""
+
+import json
+import os
+import pathlib
+import random
+import re
+import subprocess
+import urllib.parse
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(os.environ.get("BOARDSOLVE_BIN", ROOT / "target" / "debug"))
+CHROMIUM = os.environ.get("BOARDSOLVE_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("BOARDSOLVE_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+# (game, variant, book depth or None for a complete database)
+GAMES = [
+    ("british-square", "4x4", None),
+    ("dots-and-boxes", "2x2", None),
+    ("connect-four", "5x4", 2),
+    ("dandelions", "3x3", None),
+]
+
+# Moves played per game by clicking (fewer when the game ends first).
+MOVES = 8
+WAIT = 120
+
+
+def run(*args, stdin=None):
+    return subprocess.run([str(a) for a in args], input=stdin, capture_output=True,
+                          text=True, check=False)
+
+
+@pytest.fixture(scope="session")
+def dbs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dbs")
+    paths = {}
+    for game, variant, depth in GAMES:
+        path = tmp / f"{game}-{variant}.db"
+        args = [BIN / "generator", "--game", game, "--variant", variant, "-q", "-o", path]
+        if depth is not None:
+            args += ["--depth", depth]
+        out = run(*args)
+        assert out.returncode == 0, out.stderr
+        paths[game] = path
+    return paths
+
+
+@pytest.fixture(scope="session")
+def server(dbs):
+    args = [BIN / "query", "serve", "--addr", "127.0.0.1:0", "--time-limit", "120"]
+    for path in dbs.values():
+        args += ["--db", path]
+    proc = subprocess.Popen([str(a) for a in args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    match = re.fullmatch(r"listening on (http://\S+)\n", line)
+    if match is None:
+        proc.kill()
+        pytest.fail(f"query serve did not start: {line!r} {proc.stderr.read()}")
+    yield match.group(1)
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                 "--disable-gpu", "--window-size=1200,1600"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def page_url(base, game, variant, position=None):
+    q = {"game": game, "variant": variant}
+    if position is not None:
+        q["p"] = position
+    return f"{base}/#{urllib.parse.urlencode(q)}"
+
+
+def open_page(driver, url):
+    """Load the page afresh (not just a new fragment of the same page)."""
+    driver.get("about:blank")
+    driver.get(url)
+    settle(driver)
+
+
+def settle(driver):
+    """Wait until the page has answered and is idle."""
+    WebDriverWait(driver, WAIT).until(lambda d: d.execute_script(
+        "return !document.body.dataset.busy"
+        " && document.getElementById('position').textContent !== ''"
+        " || document.getElementById('error').textContent !== ''"))
+
+
+def shown(driver):
+    """Everything the page shows about its position."""
+    return driver.execute_script("""
+        const text = (id) => document.getElementById(id).textContent;
+        const moves = (selector) => Array.from(document.querySelectorAll(selector))
+            .map((e) => [e.dataset.move, e.dataset.value]);
+        return {
+            position: text('position'), to_move: text('to-move'), value: text('value'),
+            outcome: text('outcome'), remoteness: text('remoteness'), line: text('line'),
+            status: text('status'), error: text('error'),
+            buttons: moves('#moves [data-move]'), shapes: moves('#board [data-move]'),
+        };
+    """)
+
+
+def query_json(db, position):
+    out = run(BIN / "query", "--db", db, "--json", position)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def query_line(db, position):
+    out = run(BIN / "query", "--db", db, "--pv", position)
+    assert out.returncode == 0, out.stderr
+    found = re.search(r"^Perfect play: ?(.*)$", out.stdout, re.MULTILINE)
+    assert found, out.stdout
+    return found.group(1).strip()
+
+
+def check_against_query(db, page):
+    """The page's position shows exactly what query prints for it."""
+    assert page["error"] == ""
+    expected = query_json(db, page["position"])
+    assert page["to_move"] == expected["to_move"]
+    assert page["value"] == str(expected["value"])
+    assert page["outcome"] == expected["positionValue"]
+    assert page["remoteness"] == str(expected["remoteness"])
+    assert page["buttons"] == [[m["move"], str(m["value"])] for m in expected["moves"]]
+    # The board's shapes carry the same moves and values as the buttons
+    # (written signed, as in `query --svg`).
+    as_numbers = lambda moves: sorted((m, int(v)) for m, v in moves)  # noqa: E731
+    assert as_numbers(page["shapes"]) == as_numbers(page["buttons"])
+    line = query_line(db, page["position"])
+    assert page["line"] == (line or "(the game is over)")
+    if not expected["moves"]:
+        assert page["status"] == "Game over."
+    else:
+        assert page["status"] == ""
+    return expected
+
+
+def click_move(driver, move, on_board):
+    if on_board:
+        # A click at the middle of the move's cell, edge label or column
+        # label, wherever the topmost shape there belongs.
+        shape = driver.find_element(By.CSS_SELECTOR, f'#board [data-move="{move}"] rect')
+        ActionChains(driver).move_to_element(shape).click().perform()
+    else:
+        driver.find_element(By.CSS_SELECTOR, f'#moves [data-move="{move}"]').click()
+    settle(driver)
+
+
+@pytest.mark.parametrize("game,variant,depth", GAMES)
+def test_play_by_clicking_agrees_with_query(dbs, server, browser, game, variant, depth):
+    db = dbs[game]
+    open_page(browser, page_url(server, game, variant))
+    start = shown(browser)
+    assert browser.find_element(By.ID, "db").get_attribute("value") is not None
+    check_against_query(db, start)
+
+    rng = random.Random(f"{game} {variant}")
+    history = [start["position"]]
+    searched = 0
+    for ply in range(MOVES):
+        page = shown(browser)
+        if not page["buttons"]:
+            break
+        move, _ = rng.choice(page["buttons"])
+        # Alternate between the buttons and the board's own shapes.
+        click_move(browser, move, on_board=ply % 2 == 1)
+        page = shown(browser)
+        assert page["position"] != history[-1], f"clicking {move} changed nothing"
+        check_against_query(db, page)
+        history.append(page["position"])
+        searched += depth is not None and ply + 1 > depth
+    if depth is not None:
+        assert searched > 0, "no position past the book was reached"
+
+    # Undo walks back one move at a time; restart goes to the start.
+    for previous in reversed(history[:-1][-2:]):
+        browser.find_element(By.ID, "undo").click()
+        settle(browser)
+        page = shown(browser)
+        assert page["position"] == previous
+        check_against_query(db, page)
+    browser.find_element(By.ID, "restart").click()
+    settle(browser)
+    assert shown(browser)["position"] == start["position"]
+
+    # The link of a position opens that position in a fresh page.
+    open_page(browser, page_url(server, game, variant, history[-1]))
+    link = browser.find_element(By.ID, "link").get_attribute("href")
+    open_page(browser, link)
+    page = shown(browser)
+    assert page["position"] == history[-1]
+    check_against_query(db, page)
+
+    # A link pasted into the open page's address bar is followed too.
+    browser.get(page_url(server, game, variant, history[1]))
+    WebDriverWait(browser, WAIT).until(lambda d: shown(d)["position"] == history[1])
+    settle(browser)
+    check_against_query(db, shown(browser))
+
+
+def test_game_chooser_switches_databases(dbs, server, browser):
+    open_page(browser, server + "/")
+    options = browser.find_elements(By.CSS_SELECTOR, "#db option")
+    assert sorted(o.text for o in options) == sorted(f"{g} {v}" for g, v, _ in GAMES)
+    for option in options:
+        option.click()
+        settle(browser)
+        game, variant = option.text.split()
+        page = shown(browser)
+        check_against_query(dbs[game], page)
+        assert f"game={game}" in browser.current_url
+
+
+def test_slow_answers_show_searching_and_then_clear(dbs, server, browser):
+    # Every answer takes longer than the page waits before it says a search
+    # runs; the page records each status it shows.
+    browser.set_network_conditions(offline=False, latency=400, throughput=1 << 20)
+    try:
+        open_page(browser, page_url(server, "connect-four", "5x4", "12"))
+        browser.execute_script("""
+            window.statuses = [];
+            new MutationObserver(() => window.statuses.push(
+                document.getElementById('status').textContent))
+              .observe(document.getElementById('status'), { childList: true, subtree: true, characterData: true });
+        """)
+        click_move(browser, "3", on_board=False)
+        statuses = browser.execute_script("return window.statuses")
+        assert "Searching…" in statuses
+        page = shown(browser)
+        assert page["status"] == ""
+        check_against_query(dbs["connect-four"], page)
+    finally:
+        browser.delete_network_conditions()
+
+
+def test_bad_position_in_link_shows_an_error(server, browser):
+    open_page(browser, page_url(server, "british-square", "4x4", "not a position"))
+    error = browser.find_element(By.ID, "error").text
+    assert "malformed position" in error
+    assert browser.find_elements(By.CSS_SELECTOR, "#moves [data-move]") == []
