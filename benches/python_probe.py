@@ -5,6 +5,8 @@
 `pos1m.txt` is `cargo run --release --example random_positions -- 1000000 7`.
 """
 
+import gc
+import json
 import statistics
 import sys
 import time
@@ -21,6 +23,15 @@ def median_seconds(f, runs=5):
     return statistics.median(times)
 
 
+def loads_all(lines):
+    # As probe_many runs: without the cycle collector.
+    gc.disable()
+    try:
+        return [json.loads(line) for line in lines]
+    finally:
+        gc.enable()
+
+
 def main():
     db = boardsolve.open(sys.argv[1])
     positions = open(sys.argv[2]).read().splitlines()
@@ -28,6 +39,8 @@ def main():
     for name, f, n in [
         ("probe_many (dicts), 200,000 positions", lambda: db.probe_many(few), len(few)),
         ("probe_lines (JSON text), 200,000 positions", lambda: db.probe_lines(few), len(few)),
+        ("json.loads of probe_lines (the dicts CPython's decoder makes)",
+         lambda: loads_all(db.probe_lines(few)), len(few)),
         ("values (two NumPy arrays), all positions", lambda: db.values(positions), len(positions)),
     ]:
         s = median_seconds(f)

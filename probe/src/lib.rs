@@ -171,6 +171,11 @@ impl Probe {
     }
 }
 
+/// The batch size from which [`Tablebase::probe_many`] and
+/// [`Tablebase::eval_many`] build the lookup index first: below it, reading
+/// one record per 2 KiB of the file costs more than it saves.
+pub const BATCH_INDEX: usize = 64;
+
 /// An open database, and the game it holds.
 pub struct Tablebase {
     db: Database,
@@ -259,6 +264,15 @@ impl Tablebase {
         self.db.len() == 0
     }
 
+    /// Builds the file's small in-memory lookup index (every 256th record,
+    /// read once), which makes each later lookup several times faster.
+    /// [`Tablebase::probe_many`] and [`Tablebase::eval_many`] build it for
+    /// a batch of [`BATCH_INDEX`] positions or more; call it before many
+    /// single probes. Idempotent and thread-safe.
+    pub fn build_index(&self) {
+        self.db.build_index();
+    }
+
     /// Runs `f` with the oracle that answers this file's positions: the
     /// file itself, or (feature `search`) the file and search past it.
     fn with_oracle<T>(
@@ -337,6 +351,9 @@ impl Tablebase {
         positions: impl IntoIterator<Item = S>,
     ) -> Vec<Result<Probe, ProbeError>> {
         let positions: Vec<S> = positions.into_iter().collect();
+        if positions.len() >= BATCH_INDEX {
+            self.build_index();
+        }
         match self.with_oracle(|o| {
             Ok(positions
                 .iter()
@@ -376,6 +393,9 @@ impl Tablebase {
             .iter()
             .filter_map(|p| p.as_ref().ok().copied())
             .collect();
+        if states.len() >= BATCH_INDEX {
+            self.build_index();
+        }
         let values = self.with_oracle(|o| Ok(evaluate(game, o, &states)));
         let mut values = match values {
             Ok(v) => v.into_iter(),

@@ -74,19 +74,18 @@ class Database:
         ``query --json``: ``value``, ``remoteness``, ``positionValue``,
         ``best`` and ``moves`` (each with ``move``, ``value``,
         ``remoteness``, ``deltaRemoteness``, ``best``, ``moveValue``)."""
-        return _json.loads(self._db.probe(position))
+        return self._db.probe(position)
 
     def probe_many(self, positions):
         """A list of answers, one per position, in order.  A position that
         cannot be answered gets ``{"input": ..., "error": ...}``, as in
         ``query --json -``, and the others are answered."""
-        lines = self._db.probe_json_many(list(positions))
         # Answers hold no reference cycles, and a batch makes millions of
         # objects: the cycle collector would walk them again and again.
         collecting = _gc.isenabled()
         _gc.disable()
         try:
-            return [_json.loads(line) for line in lines]
+            return self._db.probe_many(list(positions))
         finally:
             if collecting:
                 _gc.enable()

@@ -3,6 +3,8 @@
 //! Python half turns it into dicts) and in NumPy arrays for value-only
 //! batches. Long work runs with the interpreter lock released.
 
+mod objects;
+
 use std::path::PathBuf;
 
 use boardsolve::core::NoProgress;
@@ -12,6 +14,7 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 use rayon::prelude::*;
 
 create_exception!(
@@ -70,6 +73,10 @@ type Column<'py> = Bound<'py, PyArray1<i32>>;
 /// Positions per parallel work item of a batch.
 const CHUNK: usize = 1024;
 
+/// Positions whose answers `probe_many` makes while it builds the objects
+/// of the stretch before.
+const STRETCH: usize = 4 * CHUNK;
+
 /// An open database (see the Python class `boardsolve.Database`).
 #[pyclass(frozen, module = "boardsolve._boardsolve")]
 struct Database {
@@ -120,21 +127,63 @@ impl Database {
         self.tb.score_meaning()
     }
 
-    /// The answer's JSON, or an exception.
-    fn probe(&self, py: Python<'_>, position: &str) -> PyResult<String> {
-        py.detach(|| {
-            self.tb.probe(position)?;
-            Ok(self.tb.probe_json(position))
-        })
-        .map_err(to_py)
+    /// The answer as the dict `json.loads` makes of its JSON line, or an
+    /// exception.
+    fn probe<'py>(&self, py: Python<'py>, position: &str) -> PyResult<Bound<'py, PyAny>> {
+        let line = py
+            .detach(|| {
+                self.tb.probe(position)?;
+                Ok(self.tb.probe_json(position))
+            })
+            .map_err(to_py)?;
+        objects::Builder::new(py).build(&line)
+    }
+
+    /// The answers as dicts, one per position, errors as
+    /// `{"input", "error"}`. The lines of one stretch of positions are made
+    /// in parallel, without the interpreter, while this thread turns those
+    /// of the stretch before into objects that share their short strings.
+    fn probe_many<'py>(
+        &self,
+        py: Python<'py>,
+        positions: Vec<String>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if positions.len() >= boardsolve_probe::BATCH_INDEX {
+            self.tb.build_index();
+        }
+        let mut builder = objects::Builder::new(py);
+        let mut answers = Vec::with_capacity(positions.len());
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<String>>(2);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for stretch in positions.chunks(STRETCH) {
+                    let lines = stretch
+                        .par_chunks(CHUNK)
+                        .flat_map_iter(|chunk| chunk.iter().map(|p| self.tb.probe_json(p)))
+                        .collect();
+                    if tx.send(lines).is_err() {
+                        return; // the builder failed
+                    }
+                }
+            });
+            for lines in rx {
+                for line in &lines {
+                    answers.push(builder.build(line)?);
+                }
+            }
+            Ok::<(), PyErr>(())
+        })?;
+        PyList::new(py, answers)
     }
 
     /// One JSON line per position, as `query --json -` prints them,
     /// answers and errors alike, made in parallel without the interpreter
-    /// lock. (CPython's own JSON decoder then builds the dicts faster than
-    /// objects made one by one through the C API.)
+    /// lock.
     fn probe_json_many(&self, py: Python<'_>, positions: Vec<String>) -> Vec<String> {
         py.detach(|| {
+            if positions.len() >= boardsolve_probe::BATCH_INDEX {
+                self.tb.build_index();
+            }
             positions
                 .par_chunks(CHUNK)
                 .flat_map_iter(|chunk| chunk.iter().map(|p| self.tb.probe_json(p)))

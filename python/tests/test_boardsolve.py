@@ -75,7 +75,7 @@ def dbs(tmp_path_factory):
 @pytest.mark.parametrize("game,variant,depth,n", GAMES)
 def test_answers_agree_with_query(dbs, game, variant, depth, n):
     db_path = dbs[(game, variant)]
-    texts = positions(game, variant, n, 7) + ["not a position", ""]
+    texts = positions(game, variant, n, 7) + ["not a position", "", "quote \" back \\ tab \t é 😀 \x01"]
     db = boardsolve.open(db_path)
     assert (db.game, db.variant, db.complete) == (game, variant, True)
     raw = query_raw(db_path, texts)

@@ -545,7 +545,10 @@ fn answer_stdin(
             for (input, r) in answers {
                 line_no += 1;
                 match r {
-                    Ok(text) => writeln!(out, "{text}")?,
+                    Ok(text) => {
+                        out.write_all(text.as_bytes())?;
+                        out.write_all(b"\n")?;
+                    }
                     Err(e) => {
                         refused.add(&e);
                         if json {

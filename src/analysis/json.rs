@@ -42,6 +42,12 @@ fn outcome(result: i32) -> &'static str {
 /// Appends `s` as a JSON string literal.
 pub fn string(out: &mut String, s: &str) {
     out.push('"');
+    // Positions and moves need no escapes: copied whole.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),

@@ -1,0 +1,323 @@
+//! Answer lines turned into Python objects without `json.loads`.
+//!
+//! The lines are the JSON of `query --json`, so the objects are those
+//! `json.loads` would give (dicts in field order, lists, str, int, bool,
+//! None). Building them here is cheaper: the short strings a batch repeats
+//! millions of times (field names, moves, "win", "tie", "lose") are made
+//! once per batch and shared, and nothing is decoded twice.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+
+/// Strings up to this many bytes are made once per batch and shared.
+const SHARED_LEN: usize = 24;
+
+/// Slots of the shared-string cache (a power of two). A batch's field
+/// names, moves and words number in the hundreds.
+const SLOTS: usize = 4096;
+
+/// One slot of the direct-mapped cache of short strings.
+struct Slot<'py> {
+    len: usize,
+    bytes: [u8; SHARED_LEN],
+    string: Bound<'py, PyString>,
+}
+
+/// Builds the objects of many JSON texts, sharing their short strings.
+pub struct Builder<'py> {
+    py: Python<'py>,
+    shared: Vec<Option<Slot<'py>>>,
+    /// The last longer string, which an answer often repeats at once (its
+    /// input and its position).
+    last_long: Option<(String, Bound<'py, PyString>)>,
+    unescaped: String,
+}
+
+/// The cache slot of a short string: FNV-1a over its bytes.
+fn slot_of(raw: &[u8]) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in raw {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    (h as usize) & (SLOTS - 1)
+}
+
+/// A position in one JSON text.
+struct Cursor<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+fn malformed(text: &str, at: usize) -> PyErr {
+    PyValueError::new_err(format!(
+        "boardsolve: malformed answer at byte {at}: {text:?}"
+    ))
+}
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> PyResult<()> {
+        self.skip_space();
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(malformed(self.text, self.at))
+        }
+    }
+
+    fn literal(&mut self, word: &str) -> PyResult<()> {
+        if self.text[self.at..].starts_with(word) {
+            self.at += word.len();
+            Ok(())
+        } else {
+            Err(malformed(self.text, self.at))
+        }
+    }
+}
+
+impl<'py> Builder<'py> {
+    /// A builder whose shared strings live as long as it does.
+    pub fn new(py: Python<'py>) -> Self {
+        Builder {
+            py,
+            shared: (0..SLOTS).map(|_| None).collect(),
+            last_long: None,
+            unescaped: String::new(),
+        }
+    }
+
+    /// The object of one JSON text.
+    pub fn build(&mut self, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let mut cursor = Cursor { text, at: 0 };
+        let value = self.value(&mut cursor)?;
+        cursor.skip_space();
+        if cursor.at == text.len() {
+            Ok(value)
+        } else {
+            Err(malformed(text, cursor.at))
+        }
+    }
+
+    fn value(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyAny>> {
+        c.skip_space();
+        match c.peek() {
+            Some(b'{') => {
+                c.at += 1;
+                let dict = PyDict::new(self.py);
+                c.skip_space();
+                if c.peek() == Some(b'}') {
+                    c.at += 1;
+                    return Ok(dict.into_any());
+                }
+                loop {
+                    c.skip_space();
+                    let key = self.string(c)?;
+                    c.expect(b':')?;
+                    let value = self.value(c)?;
+                    dict.set_item(key, value)?;
+                    c.skip_space();
+                    match c.peek() {
+                        Some(b',') => c.at += 1,
+                        Some(b'}') => {
+                            c.at += 1;
+                            return Ok(dict.into_any());
+                        }
+                        _ => return Err(malformed(c.text, c.at)),
+                    }
+                }
+            }
+            Some(b'[') => {
+                c.at += 1;
+                let mut items = Vec::new();
+                c.skip_space();
+                if c.peek() == Some(b']') {
+                    c.at += 1;
+                } else {
+                    loop {
+                        items.push(self.value(c)?);
+                        c.skip_space();
+                        match c.peek() {
+                            Some(b',') => c.at += 1,
+                            Some(b']') => {
+                                c.at += 1;
+                                break;
+                            }
+                            _ => return Err(malformed(c.text, c.at)),
+                        }
+                    }
+                }
+                Ok(PyList::new(self.py, items)?.into_any())
+            }
+            Some(b'"') => Ok(self.string(c)?.into_any()),
+            Some(b't') => {
+                c.literal("true")?;
+                Ok(PyBool::new(self.py, true).to_owned().into_any())
+            }
+            Some(b'f') => {
+                c.literal("false")?;
+                Ok(PyBool::new(self.py, false).to_owned().into_any())
+            }
+            Some(b'n') => {
+                c.literal("null")?;
+                Ok(self.py.None().into_bound(self.py))
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(c),
+            _ => Err(malformed(c.text, c.at)),
+        }
+    }
+
+    fn number(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let start = c.at;
+        let mut integral = true;
+        while let Some(b) = c.peek() {
+            match b {
+                b'0'..=b'9' | b'-' | b'+' => {}
+                b'.' | b'e' | b'E' => integral = false,
+                _ => break,
+            }
+            c.at += 1;
+        }
+        let digits = &c.text[start..c.at];
+        if integral {
+            if let Ok(n) = digits.parse::<i64>() {
+                return Ok(n.into_pyobject(self.py)?.into_any());
+            }
+        }
+        let x: f64 = digits.parse().map_err(|_| malformed(c.text, start))?;
+        Ok(PyFloat::new(self.py, x).into_any())
+    }
+
+    /// A string at the cursor (which is on its opening quote).
+    fn string(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyString>> {
+        if c.peek() != Some(b'"') {
+            return Err(malformed(c.text, c.at));
+        }
+        let start = c.at + 1;
+        let bytes = c.text.as_bytes();
+        let mut end = start;
+        while end < bytes.len() && bytes[end] != b'"' && bytes[end] != b'\\' {
+            end += 1;
+        }
+        match bytes.get(end) {
+            Some(b'"') => {
+                c.at = end + 1;
+                let raw = &c.text[start..end];
+                if raw.len() > SHARED_LEN {
+                    if let Some((text, string)) = &self.last_long {
+                        if text == raw {
+                            return Ok(string.clone());
+                        }
+                    }
+                    let string = PyString::new(self.py, raw);
+                    let (text, last) = self
+                        .last_long
+                        .get_or_insert_with(|| (String::new(), string.clone()));
+                    text.clear();
+                    text.push_str(raw);
+                    *last = string.clone();
+                    return Ok(string);
+                }
+                let slot = &mut self.shared[slot_of(raw.as_bytes())];
+                if let Some(hit) = slot {
+                    if hit.bytes[..hit.len] == *raw.as_bytes() {
+                        return Ok(hit.string.clone());
+                    }
+                }
+                let string = PyString::new(self.py, raw);
+                let mut bytes = [0; SHARED_LEN];
+                bytes[..raw.len()].copy_from_slice(raw.as_bytes());
+                *slot = Some(Slot {
+                    len: raw.len(),
+                    bytes,
+                    string: string.clone(),
+                });
+                Ok(string)
+            }
+            Some(b'\\') => {
+                c.at = start;
+                self.escaped(c)
+            }
+            _ => Err(malformed(c.text, start)),
+        }
+    }
+
+    /// A string with escapes, from just after its opening quote.
+    fn escaped(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyString>> {
+        let text = c.text;
+        let mut out = std::mem::take(&mut self.unescaped);
+        out.clear();
+        let mut chars = text[c.at..].char_indices();
+        let result = loop {
+            let Some((i, ch)) = chars.next() else {
+                break Err(malformed(text, text.len()));
+            };
+            match ch {
+                '"' => {
+                    c.at += i + 1;
+                    break Ok(PyString::new(self.py, &out));
+                }
+                '\\' => {
+                    let Some((_, e)) = chars.next() else {
+                        break Err(malformed(text, text.len()));
+                    };
+                    match e {
+                        '"' | '\\' | '/' => out.push(e),
+                        'b' => out.push('\u{8}'),
+                        'f' => out.push('\u{c}'),
+                        'n' => out.push('\n'),
+                        'r' => out.push('\r'),
+                        't' => out.push('\t'),
+                        'u' => {
+                            let Some(unit) = hex4(&mut chars) else {
+                                break Err(malformed(text, c.at + i));
+                            };
+                            let code = if (0xD800..0xDC00).contains(&unit) {
+                                // A surrogate pair: the low half follows.
+                                let low = match (chars.next(), chars.next()) {
+                                    (Some((_, '\\')), Some((_, 'u'))) => hex4(&mut chars),
+                                    _ => None,
+                                };
+                                match low {
+                                    Some(low) if (0xDC00..0xE000).contains(&low) => {
+                                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                                    }
+                                    _ => break Err(malformed(text, c.at + i)),
+                                }
+                            } else {
+                                unit
+                            };
+                            match char::from_u32(code) {
+                                Some(ch) => out.push(ch),
+                                None => break Err(malformed(text, c.at + i)),
+                            }
+                        }
+                        _ => break Err(malformed(text, c.at + i)),
+                    }
+                }
+                _ => out.push(ch),
+            }
+        };
+        self.unescaped = out;
+        result
+    }
+}
+
+/// Four hex digits of a `\u` escape.
+fn hex4(chars: &mut std::str::CharIndices<'_>) -> Option<u32> {
+    let mut unit = 0;
+    for _ in 0..4 {
+        unit = unit * 16 + chars.next()?.1.to_digit(16)?;
+    }
+    Some(unit)
+}
