@@ -13,6 +13,9 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 /// Strings up to this many bytes are made once per batch and shared.
 const SHARED_LEN: usize = 24;
 
+/// Runs of keys kept as dicts to copy (a batch has two or three).
+const TEMPLATES: usize = 8;
+
 /// Slots of the shared-string cache (a power of two). A batch's field
 /// names, moves and words number in the hundreds.
 const SLOTS: usize = 4096;
@@ -28,6 +31,12 @@ struct Slot<'py> {
 pub struct Builder<'py> {
     py: Python<'py>,
     shared: Vec<Option<Slot<'py>>>,
+    /// Key-value pairs of the objects being read, innermost last.
+    pairs: Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>,
+    /// One dict per run of keys met (an answer, a move, an error), its
+    /// values `None`: a new object is a copy of it, which CPython makes
+    /// at its final size, instead of a dict grown key by key.
+    templates: Vec<(Vec<usize>, Bound<'py, PyDict>)>,
     /// The last longer string, which an answer often repeats at once (its
     /// input and its position).
     last_long: Option<(String, Bound<'py, PyString>)>,
@@ -93,6 +102,8 @@ impl<'py> Builder<'py> {
             py,
             shared: (0..SLOTS).map(|_| None).collect(),
             last_long: None,
+            pairs: Vec::new(),
+            templates: Vec::new(),
             unescaped: String::new(),
         }
     }
@@ -114,28 +125,35 @@ impl<'py> Builder<'py> {
         match c.peek() {
             Some(b'{') => {
                 c.at += 1;
-                let dict = PyDict::new(self.py);
                 c.skip_space();
                 if c.peek() == Some(b'}') {
                     c.at += 1;
-                    return Ok(dict.into_any());
+                    return Ok(PyDict::new(self.py).into_any());
                 }
+                // The pairs first (on a stack shared by nested objects),
+                // then the dict, copied from one of the same keys.
+                let first = self.pairs.len();
                 loop {
                     c.skip_space();
                     let key = self.string(c)?;
                     c.expect(b':')?;
                     let value = self.value(c)?;
-                    dict.set_item(key, value)?;
+                    self.pairs.push((key, value));
                     c.skip_space();
                     match c.peek() {
                         Some(b',') => c.at += 1,
                         Some(b'}') => {
                             c.at += 1;
-                            return Ok(dict.into_any());
+                            break;
                         }
                         _ => return Err(malformed(c.text, c.at)),
                     }
                 }
+                let dict = self.dict_like(first)?;
+                for (key, value) in self.pairs.drain(first..) {
+                    dict.set_item(key, value)?;
+                }
+                Ok(dict.into_any())
             }
             Some(b'[') => {
                 c.at += 1;
@@ -175,6 +193,31 @@ impl<'py> Builder<'py> {
             Some(b'-' | b'0'..=b'9') => self.number(c),
             _ => Err(malformed(c.text, c.at)),
         }
+    }
+
+    /// An empty-valued dict with the keys of `self.pairs[first..]`, in
+    /// their order, to be filled.
+    fn dict_like(&mut self, first: usize) -> PyResult<Bound<'py, PyDict>> {
+        let keys = &self.pairs[first..];
+        let same = |shape: &[usize]| {
+            shape.len() == keys.len()
+                && shape
+                    .iter()
+                    .zip(keys)
+                    .all(|(&k, (key, _))| k == key.as_ptr() as usize)
+        };
+        if let Some((_, template)) = self.templates.iter().find(|(shape, _)| same(shape)) {
+            return template.copy();
+        }
+        let template = PyDict::new(self.py);
+        for (key, _) in keys {
+            template.set_item(key, self.py.None())?;
+        }
+        if self.templates.len() < TEMPLATES {
+            let shape = keys.iter().map(|(key, _)| key.as_ptr() as usize).collect();
+            self.templates.push((shape, template.clone()));
+        }
+        template.copy()
     }
 
     fn number(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyAny>> {
