@@ -82,6 +82,19 @@ pub enum SolveError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A child was not found among the states of the rank that owns it
+    /// (the game's canonical form or layers are not deterministic).
+    #[error("state {state:#x} is missing on the rank that owns it")]
+    MissingState {
+        /// The state.
+        state: u64,
+    },
+    /// The ranks could not exchange their messages.
+    #[error("exchange between ranks failed: {reason}")]
+    Exchange {
+        /// What went wrong.
+        reason: String,
+    },
     /// The table could not be allocated.
     #[error("cannot allocate {bytes} bytes for the table: {error}")]
     Memory {

@@ -25,6 +25,10 @@
 //!
 //! Both threads generate canonical children in parallel (rayon); one thread
 //! names them in the next layer's table.
+//!
+//! [`ranks`] is the same solver spread over ranks that share nothing (MPI's
+//! processes), each holding the states its hash owns, through the
+//! collective operations of its `Exchange` trait.
 
 #[cfg(feature = "engine")]
 mod backward;
@@ -44,6 +48,8 @@ mod layered;
 pub mod live;
 #[cfg(feature = "engine")]
 mod radix;
+#[cfg(feature = "engine")]
+pub mod ranks;
 #[cfg(feature = "engine")]
 mod table;
 #[cfg(test)]
