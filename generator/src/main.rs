@@ -15,6 +15,17 @@ use boardsolve::render::signed;
 use boardsolve::solve::book::{self, BookOptions};
 use clap::{CommandFactory, FromArgMatches, Parser};
 
+#[cfg(feature = "mpi")]
+mod ranks;
+
+/// The MPI job this process is a rank of (a job of one when not started by
+/// `mpirun`).
+#[cfg(feature = "mpi")]
+type Job<'a> = Option<&'a mpi::environment::Universe>;
+/// Without the `mpi` feature, always one process.
+#[cfg(not(feature = "mpi"))]
+type Job<'a> = Option<&'a ()>;
+
 /// Solve a two-player board game perfectly and write the database of every
 /// reachable position (up to symmetry) with its exact value and remoteness,
 /// or, for games too large for that, an opening book of every position of at
@@ -74,9 +85,9 @@ struct Args {
 }
 
 /// A failure with its exit status.
-struct Failure {
-    code: u8,
-    error: anyhow::Error,
+pub(crate) struct Failure {
+    pub(crate) code: u8,
+    pub(crate) error: anyhow::Error,
 }
 
 impl From<anyhow::Error> for Failure {
@@ -200,7 +211,7 @@ fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run(args: Args) -> Result<(), Failure> {
+fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
     if args.list_games {
         emit(&list_games())?;
         return Ok(());
@@ -218,6 +229,15 @@ fn run(args: Args) -> Result<(), Failure> {
     // Free the space a killed earlier run left behind now rather than after
     // the solve (the writer does it again before writing).
     boardsolve::db::writer::remove_stale_temporaries(&output);
+    #[cfg(feature = "mpi")]
+    if let Some(universe) = job {
+        let ex = boardsolve::solve::mpi::MpiExchange::new(universe.world());
+        if boardsolve::solve::ranks::Exchange::size(&ex) > 1 {
+            return ranks::run(&ex, &game, &output, args.quiet, args.json);
+        }
+    }
+    #[cfg(not(feature = "mpi"))]
+    let _ = job;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
         pool = pool.num_threads(n);
@@ -318,7 +338,7 @@ fn run(args: Args) -> Result<(), Failure> {
 }
 
 /// Writes `text` to stdout.
-fn emit(text: &str) -> Result<(), Failure> {
+pub(crate) fn emit(text: &str) -> Result<(), Failure> {
     boardsolve::cli::emit(text).context("writing output")?;
     Ok(())
 }
@@ -357,7 +377,13 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return clap_exit(&e),
     };
-    match run(args) {
+    #[cfg(feature = "mpi")]
+    let universe = mpi::initialize();
+    #[cfg(feature = "mpi")]
+    let job = universe.as_ref();
+    #[cfg(not(feature = "mpi"))]
+    let job = None;
+    match run(args, job) {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),
         Err(f) => {
             // A closed pipe downstream is not an error worth reporting.

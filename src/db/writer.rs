@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use super::header::{Header, FLAG_COMPLETE};
 use super::{Database, DbError};
-use crate::core::{GameDescriptor, Solved};
+use crate::core::{GameDescriptor, LayoutKind, RecordLayout, Solved};
 
 /// The record bytes of a solved game as the file stores them,
 /// little-endian.
@@ -241,6 +241,23 @@ pub fn write_database(
     let tmp_path = tmp.path().to_path_buf();
     super::direct::write_parts(tmp.as_file(), &[&header_bytes, &record_bytes(solution)])
         .map_err(io_at(&tmp_path))?;
+    publish(tmp, path, &dir, &header)
+}
+
+/// Makes a written temporary file the database at `path`: its mode, fsync,
+/// the header and the records read back and checked, the rename, and the
+/// directory's fsync.
+fn publish(
+    tmp: tempfile::NamedTempFile,
+    path: &Path,
+    dir: &Path,
+    header: &Header,
+) -> Result<(), DbError> {
+    let tmp_path = tmp.path().to_path_buf();
+    let io_at = |p: &Path| {
+        let p = p.to_path_buf();
+        move |error| DbError::Io { path: p, error }
+    };
     // Temporary files are private (0600); a published database is for every
     // reader: keep the mode of the file it replaces, else rw-r--r--.
     #[cfg(unix)]
@@ -260,7 +277,7 @@ pub fn write_database(
     // page cache where possible (mapping them would add the whole file to our
     // resident memory, next to the solution that is still there).
     let check = Database::open(&tmp_path)?;
-    if check.header() != &header {
+    if check.header() != header {
         return Err(DbError::HeaderField {
             field: "header",
             reason: "the written header does not read back identically".into(),
@@ -277,10 +294,110 @@ pub fn write_database(
         error: e.error,
     })?;
     // Make the rename itself durable.
-    if let Ok(d) = File::open(&dir) {
+    if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// A sorted database written a stretch of records at a time, for a file
+/// assembled from parts no one process holds together (the stretches of
+/// ranks); then checked and renamed into place as [`write_database`] does.
+pub struct SortedStream {
+    path: PathBuf,
+    dir: PathBuf,
+    header: Header,
+    tmp: tempfile::NamedTempFile,
+    out: std::io::BufWriter<File>,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    last: Option<u64>,
+}
+
+impl SortedStream {
+    /// Starts the file of a game `desc` whose records have `layout`, with
+    /// `start` the canonical start and `complete` the header's flag.
+    pub fn create(
+        path: &Path,
+        desc: &GameDescriptor,
+        layout: RecordLayout,
+        start: u64,
+        complete: bool,
+    ) -> Result<SortedStream, DbError> {
+        check_target(path)?;
+        let (dir, name) = dir_and_name(path);
+        remove_stale_in(&dir, &name);
+        let io_at = |p: &Path| {
+            let p = p.to_path_buf();
+            move |error| DbError::Io { path: p, error }
+        };
+        let tmp = create_temporary(&dir, &name).map_err(io_at(&dir))?;
+        let mut file = tmp.reopen().map_err(io_at(tmp.path()))?;
+        use std::io::Seek;
+        file.seek(std::io::SeekFrom::Start(super::header::HEADER_SIZE as u64))
+            .map_err(io_at(tmp.path()))?;
+        Ok(SortedStream {
+            path: path.to_path_buf(),
+            dir,
+            header: Header {
+                game_id: desc.id,
+                flags: if complete { FLAG_COMPLETE } else { 0 },
+                game_name: desc.name.to_owned(),
+                variant: desc.variant.clone(),
+                kind: LayoutKind::Sorted,
+                layout,
+                record_count: 0,
+                records_checksum: 0,
+                start_key: start,
+                generator: format!("boardsolve {}", crate::VERSION),
+            },
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            tmp,
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+            last: None,
+        })
+    }
+
+    /// Appends records, which continue the strictly ascending order.
+    pub fn append(&mut self, records: &[u64]) -> Result<(), DbError> {
+        use std::io::Write;
+        for &r in records {
+            if self.last.is_some_and(|l| l >= r) {
+                return Err(DbError::HeaderField {
+                    field: "records",
+                    reason: "the parts of the file are not in ascending order".into(),
+                });
+            }
+            self.last = Some(r);
+        }
+        let bytes = sorted_bytes(records);
+        self.hasher.update(&bytes);
+        self.out.write_all(&bytes).map_err(|error| DbError::Io {
+            path: self.tmp.path().to_path_buf(),
+            error,
+        })?;
+        self.header.record_count += records.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the header and publishes the file at its path.
+    pub fn finish(mut self) -> Result<(), DbError> {
+        use std::io::{Seek, Write};
+        let io = |path: &Path| {
+            let p = path.to_path_buf();
+            move |error| DbError::Io { path: p, error }
+        };
+        self.header.records_checksum = self.hasher.digest128();
+        let header_bytes = self.header.encode()?;
+        let mut file = self.out.into_inner().map_err(|e| DbError::Io {
+            path: self.tmp.path().to_path_buf(),
+            error: e.into_error(),
+        })?;
+        file.seek(std::io::SeekFrom::Start(0))
+            .map_err(io(self.tmp.path()))?;
+        file.write_all(&header_bytes).map_err(io(self.tmp.path()))?;
+        file.sync_all().map_err(io(self.tmp.path()))?;
+        publish(self.tmp, &self.path, &self.dir, &self.header)
+    }
 }
 
 #[cfg(test)]

@@ -315,6 +315,29 @@ impl AnyGame {
         }
     }
 
+    /// Solves the game completely on the ranks of `ex`
+    /// ([`crate::solve::ranks`]): every rank calls it. `None` for a game
+    /// whose complete database the ranks do not build (a dense one, or a
+    /// game solved only as an opening book).
+    #[cfg(feature = "engine")]
+    pub fn solve_on_ranks(
+        &self,
+        ex: &dyn solve::ranks::Exchange,
+        progress: &dyn Progress,
+    ) -> Option<Result<solve::ranks::RankSolution, SolveError>> {
+        if self.database_kind() != DatabaseKind::Complete
+            || self.game().descriptor().storage_error().is_some()
+        {
+            return None;
+        }
+        match self {
+            AnyGame::BritishSquare(g) => Some(solve::ranks::solve(g, ex, progress)),
+            AnyGame::ConnectFour(g) => Some(solve::ranks::solve(g, ex, progress)),
+            AnyGame::Dandelions(g) => Some(solve::ranks::solve(g, ex, progress)),
+            AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
     /// Builds the game's opening book ([`crate::solve::book`]), or `None`
     /// for a game without one (it is solved completely instead).
     #[cfg(feature = "engine")]

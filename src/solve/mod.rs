@@ -46,6 +46,8 @@ mod forward;
 #[cfg(feature = "engine")]
 mod layered;
 pub mod live;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 #[cfg(feature = "engine")]
 mod radix;
 #[cfg(feature = "engine")]

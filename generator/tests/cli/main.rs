@@ -4,3 +4,5 @@ mod basics;
 mod connect_four_cli;
 mod crash_safety;
 mod hostile;
+#[cfg(feature = "mpi")]
+mod ranks;

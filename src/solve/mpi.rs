@@ -1,0 +1,113 @@
+//! The [`Exchange`] of the ranks of an MPI job (the `mpi` crate over Open
+//! MPI or another implementation), for [`ranks::solve`](super::ranks::solve).
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::*;
+use mpi::Count;
+
+use super::ranks::Exchange;
+use super::SolveError;
+
+/// The ranks of an MPI communicator.
+pub struct MpiExchange {
+    world: SimpleCommunicator,
+}
+
+impl MpiExchange {
+    /// The ranks of `world`.
+    pub fn new(world: SimpleCommunicator) -> MpiExchange {
+        MpiExchange { world }
+    }
+
+    /// The communicator.
+    pub fn world(&self) -> &SimpleCommunicator {
+        &self.world
+    }
+}
+
+/// A message length as MPI counts it, or an error past its 2^31 limit.
+fn count(n: usize) -> Result<Count, SolveError> {
+    Count::try_from(n).map_err(|_| SolveError::Exchange {
+        reason: format!("a message of {n} words is past MPI's limit of 2^31"),
+    })
+}
+
+/// The displacements of consecutive blocks of `counts` words.
+fn displacements(counts: &[Count]) -> Result<Vec<Count>, SolveError> {
+    let mut at = 0usize;
+    counts
+        .iter()
+        .map(|&c| {
+            let d = count(at)?;
+            at += usize::try_from(c).unwrap_or(0);
+            Ok(d)
+        })
+        .collect()
+}
+
+impl Exchange for MpiExchange {
+    fn rank(&self) -> usize {
+        usize::try_from(self.world.rank()).unwrap_or(0)
+    }
+
+    fn size(&self) -> usize {
+        usize::try_from(self.world.size()).unwrap_or(1)
+    }
+
+    fn all_to_all(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, SolveError> {
+        let send_counts = outgoing
+            .iter()
+            .map(|v| count(v.len()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut recv_counts = vec![0 as Count; send_counts.len()];
+        self.world
+            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        let send_displs = displacements(&send_counts)?;
+        let recv_displs = displacements(&recv_counts)?;
+        let send: Vec<u64> = outgoing.into_iter().flatten().collect();
+        let total: usize = recv_counts
+            .iter()
+            .map(|&c| usize::try_from(c).unwrap_or(0))
+            .sum();
+        let mut recv = vec![0u64; total];
+        {
+            let partition = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+            let mut into = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
+            self.world.all_to_all_varcount_into(&partition, &mut into);
+        }
+        let mut incoming = Vec::with_capacity(recv_counts.len());
+        let mut at = 0;
+        for &c in &recv_counts {
+            let c = usize::try_from(c).unwrap_or(0);
+            incoming.push(recv[at..at + c].to_vec());
+            at += c;
+        }
+        Ok(incoming)
+    }
+
+    fn sum(&self, x: u64) -> Result<u64, SolveError> {
+        let mut total = 0u64;
+        self.world
+            .all_reduce_into(&x, &mut total, SystemOperation::sum());
+        Ok(total)
+    }
+
+    fn all_gather(&self, items: Vec<u64>) -> Result<Vec<u64>, SolveError> {
+        let mut counts = vec![0 as Count; self.size()];
+        self.world
+            .all_gather_into(&count(items.len())?, &mut counts[..]);
+        let displs = displacements(&counts)?;
+        let total: usize = counts
+            .iter()
+            .map(|&c| usize::try_from(c).unwrap_or(0))
+            .sum();
+        let mut all = vec![0u64; total];
+        {
+            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+            self.world.all_gather_varcount_into(&items[..], &mut into);
+        }
+        Ok(all)
+    }
+}
