@@ -26,7 +26,7 @@
 //! Both threads generate canonical children in parallel (rayon); one thread
 //! names them in the next layer's table.
 //!
-//! [`ranks`] is the same solver spread over ranks that share nothing (MPI's
+//! `ranks` is the same solver spread over ranks that share nothing (MPI's
 //! processes), each holding the states its hash owns, through the
 //! collective operations of its `Exchange` trait.
 
