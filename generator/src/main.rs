@@ -233,6 +233,12 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
     if let Some(universe) = job {
         let ex = boardsolve::solve::mpi::MpiExchange::new(universe.world());
         if boardsolve::solve::ranks::Exchange::size(&ex) > 1 {
+            if args.threads.is_some() {
+                return Err(usage(
+                    "--threads does not apply on MPI ranks: each rank runs one thread \
+                     (start more ranks instead)",
+                ));
+            }
             return ranks::run(&ex, &game, &output, args.quiet, args.json);
         }
     }
@@ -290,51 +296,94 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
     let total = t0.elapsed();
 
     let g = game.present();
-    let start = g.start();
     let start_value = solution
-        .get(g.canonical(start))
+        .get(g.canonical(g.start()))
         .context("the start position is missing from the solution")?;
-    let score = g.score(start, start_value.net);
-    let bytes = boardsolve::db::file_size(&solution);
-    let records = solution.record_count();
-    // A sorted file holds one record per canonical state; a dense one an
-    // entry for every key, symmetric or not.
-    let (what, layer_sizes) = match &solution {
-        Solved::Sorted(s) => ("canonical states", Some(s.layer_sizes.clone())),
-        Solved::Dense(_) => ("positions (dense table, every key)", None),
-    };
-    let text = if args.json {
-        let j = serde_json::json!({
-            "output": output.display().to_string(),
+    emit(&summary(
+        &Summary {
+            output: &output,
+            game: &game,
+            start_value,
+            records: solution.record_count(),
+            layer_sizes: match &solution {
+                Solved::Sorted(s) => Some(s.layer_sizes.clone()),
+                Solved::Dense(_) => None,
+            },
+            complete: solution.is_complete(),
+            bytes: boardsolve::db::file_size(&solution),
+            ranks: None,
+            solved,
+            total,
+        },
+        args.json,
+    ))
+}
+
+/// What a run wrote, for its summary.
+pub(crate) struct Summary<'a> {
+    pub(crate) output: &'a std::path::Path,
+    pub(crate) game: &'a AnyGame,
+    /// The start's stored value.
+    pub(crate) start_value: boardsolve::core::Value,
+    pub(crate) records: u64,
+    /// A sorted file's states per layer; `None` for a dense file.
+    pub(crate) layer_sizes: Option<Vec<usize>>,
+    pub(crate) complete: bool,
+    pub(crate) bytes: u64,
+    /// The ranks of an MPI job, if it ran on several.
+    pub(crate) ranks: Option<usize>,
+    pub(crate) solved: std::time::Duration,
+    pub(crate) total: std::time::Duration,
+}
+
+/// The summary printed on stdout: a few lines, or one JSON object.
+pub(crate) fn summary(s: &Summary<'_>, json: bool) -> String {
+    let g = s.game.present();
+    let start = g.start();
+    let score = g.score(start, s.start_value.net);
+    let records = s.records;
+    let bytes = s.bytes;
+    if json {
+        let mut j = serde_json::json!({
+            "output": s.output.display().to_string(),
             "game": g.descriptor().name,
             "variant": g.descriptor().variant,
-            "layout": if layer_sizes.is_some() { "sorted" } else { "dense" },
-            "complete": solution.is_complete(),
+            "layout": if s.layer_sizes.is_some() { "sorted" } else { "dense" },
+            "complete": s.complete,
             "states": records,
-            "layer_sizes": layer_sizes,
+            "layer_sizes": s.layer_sizes,
             "start_value": score,
-            "start_remoteness": start_value.remoteness,
+            "start_remoteness": s.start_value.remoteness,
             "bytes": bytes,
-            "solve_seconds": solved.as_secs_f64(),
-            "total_seconds": total.as_secs_f64(),
+            "solve_seconds": s.solved.as_secs_f64(),
+            "total_seconds": s.total.as_secs_f64(),
         });
+        if let Some(ranks) = s.ranks {
+            j["ranks"] = ranks.into();
+        }
         format!("{j}\n")
     } else {
+        // A sorted file holds one record per canonical state; a dense one
+        // an entry for every key, symmetric or not.
+        let what = if s.layer_sizes.is_some() {
+            "canonical states"
+        } else {
+            "positions (dense table, every key)"
+        };
+        let on = s.ranks.map_or(String::new(), |k| format!(", on {k} ranks"));
         format!(
-            "wrote {}: {}, {records} {what}, {bytes} bytes\n\
+            "wrote {}: {}, {records} {what}, {bytes} bytes{on}\n\
              start position: value {} ({}), remoteness {}\n\
              time: {:.2} s solving, {:.2} s in all\n",
-            output.display(),
-            game.label(),
+            s.output.display(),
+            s.game.label(),
             signed(score),
             g.score_meaning(),
-            start_value.remoteness,
-            solved.as_secs_f64(),
-            total.as_secs_f64()
+            s.start_value.remoteness,
+            s.solved.as_secs_f64(),
+            s.total.as_secs_f64()
         )
-    };
-    emit(&text)?;
-    Ok(())
+    }
 }
 
 /// Writes `text` to stdout.

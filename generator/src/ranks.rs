@@ -16,7 +16,6 @@ use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
 use boardsolve::core::{NoProgress, Progress};
 use boardsolve::db::writer::SortedStream;
 use boardsolve::registry::AnyGame;
-use boardsolve::render::signed;
 use boardsolve::solve::mpi::MpiExchange;
 use boardsolve::solve::ranks::Exchange;
 use mpi::topology::Communicator;
@@ -98,46 +97,25 @@ pub fn run(
     world.barrier();
     let total = t0.elapsed();
 
-    // The summary, from the file just written.
+    // The summary, with the start's value from the file just written.
     let (db, _) = AnyGame::open(output).context("reading back the file written")?;
     let g = game.present();
     let start = g.start();
     let start_value = boardsolve::analysis::stored_value(g, &db, start, g.canonical(start))
         .context("the start position")?;
-    let score = g.score(start, start_value.net);
-    let records = part.total_records;
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-    let text = if json {
-        let j = serde_json::json!({
-            "output": output.display().to_string(),
-            "game": g.descriptor().name,
-            "variant": g.descriptor().variant,
-            "layout": "sorted",
-            "complete": true,
-            "states": records,
-            "layer_sizes": part.layer_sizes,
-            "start_value": score,
-            "start_remoteness": start_value.remoteness,
-            "bytes": bytes,
-            "ranks": world.size(),
-            "solve_seconds": solved.as_secs_f64(),
-            "total_seconds": total.as_secs_f64(),
-        });
-        format!("{j}\n")
-    } else {
-        format!(
-            "wrote {}: {}, {records} canonical states, {bytes} bytes, on {} ranks\n\
-             start position: value {} ({}), remoteness {}\n\
-             time: {:.2} s solving, {:.2} s in all\n",
-            output.display(),
-            game.label(),
-            world.size(),
-            signed(score),
-            g.score_meaning(),
-            start_value.remoteness,
-            solved.as_secs_f64(),
-            total.as_secs_f64()
-        )
-    };
-    crate::emit(&text)
+    crate::emit(&crate::summary(
+        &crate::Summary {
+            output,
+            game,
+            start_value,
+            records: part.total_records,
+            layer_sizes: Some(part.layer_sizes),
+            complete: true,
+            bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
+            ranks: Some(world.size() as usize),
+            solved,
+            total,
+        },
+        json,
+    ))
 }

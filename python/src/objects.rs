@@ -37,9 +37,6 @@ pub struct Builder<'py> {
     /// values `None`: a new object is a copy of it, which CPython makes
     /// at its final size, instead of a dict grown key by key.
     templates: Vec<(Vec<usize>, Bound<'py, PyDict>)>,
-    /// The last longer string, which an answer often repeats at once (its
-    /// input and its position).
-    last_long: Option<(String, Bound<'py, PyString>)>,
     unescaped: String,
 }
 
@@ -101,7 +98,6 @@ impl<'py> Builder<'py> {
         Builder {
             py,
             shared: (0..SLOTS).map(|_| None).collect(),
-            last_long: None,
             pairs: Vec::new(),
             templates: Vec::new(),
             unescaped: String::new(),
@@ -257,19 +253,7 @@ impl<'py> Builder<'py> {
                 c.at = end + 1;
                 let raw = &c.text[start..end];
                 if raw.len() > SHARED_LEN {
-                    if let Some((text, string)) = &self.last_long {
-                        if text == raw {
-                            return Ok(string.clone());
-                        }
-                    }
-                    let string = PyString::new(self.py, raw);
-                    let (text, last) = self
-                        .last_long
-                        .get_or_insert_with(|| (String::new(), string.clone()));
-                    text.clear();
-                    text.push_str(raw);
-                    *last = string.clone();
-                    return Ok(string);
+                    return Ok(PyString::new(self.py, raw));
                 }
                 let slot = &mut self.shared[slot_of(raw.as_bytes())];
                 if let Some(hit) = slot {

@@ -56,19 +56,36 @@ fn sorted_bytes(records: &[u64]) -> Cow<'_, [u8]> {
 /// The header describing a solution of a game.
 pub fn header_for(desc: &GameDescriptor, solution: &Solved) -> Header {
     Header {
-        game_id: desc.id,
-        flags: if solution.is_complete() {
-            FLAG_COMPLETE
-        } else {
-            0
-        },
-        game_name: desc.name.to_owned(),
-        variant: desc.variant.clone(),
-        kind: solution.kind(),
-        layout: solution.layout(),
         record_count: solution.record_count(),
         records_checksum: xxhash_rust::xxh3::xxh3_128(&record_bytes(solution)),
-        start_key: solution.start(),
+        ..header_without_records(
+            desc,
+            solution.kind(),
+            solution.layout(),
+            solution.start(),
+            solution.is_complete(),
+        )
+    }
+}
+
+/// A header whose record count and checksum are still to be filled in.
+fn header_without_records(
+    desc: &GameDescriptor,
+    kind: LayoutKind,
+    layout: RecordLayout,
+    start: u64,
+    complete: bool,
+) -> Header {
+    Header {
+        game_id: desc.id,
+        flags: if complete { FLAG_COMPLETE } else { 0 },
+        game_name: desc.name.to_owned(),
+        variant: desc.variant.clone(),
+        kind,
+        layout,
+        record_count: 0,
+        records_checksum: 0,
+        start_key: start,
         generator: format!("boardsolve {}", crate::VERSION),
     }
 }
@@ -338,18 +355,7 @@ impl SortedStream {
         Ok(SortedStream {
             path: path.to_path_buf(),
             dir,
-            header: Header {
-                game_id: desc.id,
-                flags: if complete { FLAG_COMPLETE } else { 0 },
-                game_name: desc.name.to_owned(),
-                variant: desc.variant.clone(),
-                kind: LayoutKind::Sorted,
-                layout,
-                record_count: 0,
-                records_checksum: 0,
-                start_key: start,
-                generator: format!("boardsolve {}", crate::VERSION),
-            },
+            header: header_without_records(desc, LayoutKind::Sorted, layout, start, complete),
             out: std::io::BufWriter::with_capacity(1 << 20, file),
             tmp,
             hasher: xxhash_rust::xxh3::Xxh3::new(),

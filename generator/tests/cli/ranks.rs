@@ -77,4 +77,9 @@ fn games_the_ranks_do_not_build_are_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("is not generated over MPI ranks"), "{err}");
     assert!(!path.exists());
+    // Each rank runs one thread: --threads has nothing to set.
+    let o = on_ranks(2, &["--variant", "4x4", "--threads", "2"], &path);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--threads does not apply"));
+    assert!(!path.exists());
 }
