@@ -57,7 +57,8 @@ struct Args {
     variant: String,
 
     /// Games with an opening book: write the book of every position of at
-    /// most N moves (see --list-games for each game's default). An
+    /// most N moves (see --list-games for each game's default). On their
+    /// boards solved completely, writes the book of depth N instead. An
     /// interrupted run resumes from OUTPUT.partial-depthN.
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
@@ -128,18 +129,32 @@ fn list_games() -> String {
     out
 }
 
+/// The depth of the book the run builds, or `None` when it solves the game
+/// completely: a book game's default depth unless given, and on a board
+/// solved completely a book only when `--depth` asks for one.
+pub(crate) fn book_depth(game: &AnyGame, depth: Option<u32>) -> Option<u32> {
+    match game.database_kind() {
+        DatabaseKind::Book { default_depth } => Some(depth.unwrap_or(default_depth)),
+        DatabaseKind::Complete => depth.filter(|_| game.has_book()),
+    }
+}
+
 /// What the run is expected to cost, in one line for stderr.
-fn expectation(game: &AnyGame, depth: u32, table_bits: u32, threads: usize) -> String {
-    let what = match game.database_kind() {
-        DatabaseKind::Complete => format!("solving {}", game.label()),
-        DatabaseKind::Book { .. } => {
-            format!(
-                "building the {} opening book of depth {depth}",
-                game.label()
-            )
-        }
+fn expectation(game: &AnyGame, book: Option<u32>, table_bits: u32, threads: usize) -> String {
+    let what = match book {
+        None => format!("solving {}", game.label()),
+        Some(depth) => format!(
+            "building the {} opening book of depth {depth}",
+            game.label()
+        ),
     };
-    match game.estimate(depth, table_bits, threads) {
+    // The estimates are for each board's own database.
+    let estimate = match (book, game.database_kind()) {
+        (None, DatabaseKind::Complete) => game.estimate(0, table_bits, threads),
+        (Some(depth), DatabaseKind::Book { .. }) => game.estimate(depth, table_bits, threads),
+        _ => None,
+    };
+    match estimate {
         Some(e) if e.wall_seconds(threads) < 1.0 => format!(
             "generator: {what}: expect under a second and at most about {} of memory",
             bytes(e.peak_bytes)
@@ -183,29 +198,30 @@ fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
     if let Some(why) = game.game().descriptor().storage_error() {
         return Err(usage(why));
     }
-    match game.database_kind() {
-        DatabaseKind::Complete => {
-            for (given, name) in [
-                (args.depth.is_some(), "--depth"),
-                (args.table_bits.is_some(), "--table-bits"),
-            ] {
-                if given {
-                    return Err(usage(format!(
-                        "{name} is for opening books; {label} is solved completely"
-                    )));
-                }
+    if book_depth(game, args.depth).is_none() {
+        for (given, name) in [
+            (args.depth.is_some(), "--depth"),
+            (args.table_bits.is_some(), "--table-bits"),
+        ] {
+            if given {
+                let unless = if game.has_book() {
+                    " (give --depth N for its opening book)"
+                } else {
+                    ""
+                };
+                return Err(usage(format!(
+                    "{name} is for opening books; {label} is solved completely{unless}"
+                )));
             }
         }
-        DatabaseKind::Book { .. } => {
-            if let (Some(bits), Some(range)) = (args.table_bits, game.table_bits_range()) {
-                if !range.contains(&bits) {
-                    return Err(usage(format!(
-                        "--table-bits {bits}: {label} takes {} to {}",
-                        range.start(),
-                        range.end()
-                    )));
-                }
-            }
+    }
+    if let (Some(bits), Some(range)) = (args.table_bits, game.table_bits_range()) {
+        if !range.contains(&bits) {
+            return Err(usage(format!(
+                "--table-bits {bits}: {label} takes {} to {}",
+                range.start(),
+                range.end()
+            )));
         }
     }
     Ok(())
@@ -222,13 +238,6 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(game.default_file_name()));
-    // Refuse a path that is not a file to replace before any work (the
-    // writer checks again before writing).
-    boardsolve::db::writer::check_target(&output)
-        .with_context(|| format!("output {}", output.display()))?;
-    // Free the space a killed earlier run left behind now rather than after
-    // the solve (the writer does it again before writing).
-    boardsolve::db::writer::remove_stale_temporaries(&output);
     #[cfg(feature = "mpi")]
     if let Some(universe) = job {
         let ex = boardsolve::solve::mpi::MpiExchange::new(universe.world());
@@ -239,11 +248,28 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
                      (start more ranks instead)",
                 ));
             }
-            return ranks::run(&ex, &game, &output, args.quiet, args.json);
+            return ranks::run(
+                &ex,
+                &ranks::Job {
+                    game: &game,
+                    output: &output,
+                    depth: args.depth,
+                    table_bits: args.table_bits,
+                    quiet: args.quiet,
+                    json: args.json,
+                },
+            );
         }
     }
     #[cfg(not(feature = "mpi"))]
     let _ = job;
+    // Refuse a path that is not a file to replace before any work (the
+    // writer checks again before writing).
+    boardsolve::db::writer::check_target(&output)
+        .with_context(|| format!("output {}", output.display()))?;
+    // Free the space a killed earlier run left behind now rather than after
+    // the solve (the writer does it again before writing).
+    boardsolve::db::writer::remove_stale_temporaries(&output);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
         pool = pool.num_threads(n);
@@ -252,18 +278,16 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
     let bars = Bars::new(args.quiet);
     if !args.quiet {
         let threads = pool.current_num_threads();
-        let depth = match game.database_kind() {
-            DatabaseKind::Book { default_depth } => args.depth.unwrap_or(default_depth),
-            DatabaseKind::Complete => 0,
-        };
         let table_bits = args.table_bits.unwrap_or(BookOptions::new(0).table_bits);
-        eprintln!("{}", expectation(&game, depth, table_bits, threads));
+        eprintln!(
+            "{}",
+            expectation(&game, book_depth(&game, args.depth), table_bits, threads)
+        );
     }
     let t0 = Instant::now();
     let mut checkpoint = None;
-    let solution = match game.database_kind() {
-        DatabaseKind::Book { default_depth } => {
-            let depth = args.depth.unwrap_or(default_depth);
+    let solution = match book_depth(&game, args.depth) {
+        Some(depth) => {
             let path = book::checkpoint_path(&output, depth);
             book::check_checkpoint_path(&path).map_err(anyhow::Error::new)?;
             let mut options = BookOptions::new(depth);
@@ -278,7 +302,7 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
                 .map(Solved::from)
                 .with_context(|| format!("building the {} opening book", game.label()))?
         }
-        DatabaseKind::Complete => pool
+        None => pool
             .install(|| game.solve(&bars))
             .with_context(|| format!("solving {}", game.label()))?,
     };
@@ -426,8 +450,10 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return clap_exit(&e),
     };
+    // Rank 0 of a book's job serves the other ranks from a thread of its
+    // own while its main thread makes no MPI call: serialized use.
     #[cfg(feature = "mpi")]
-    let universe = mpi::initialize();
+    let universe = mpi::initialize_with_threading(mpi::Threading::Serialized).map(|(u, _)| u);
     #[cfg(feature = "mpi")]
     let job = universe.as_ref();
     #[cfg(not(feature = "mpi"))]

@@ -1,11 +1,16 @@
 //! Generation over the ranks of an MPI job (feature `mpi`): `mpirun -n K
 //! generator ...` writes the same file as `generator ...` alone.
 //!
-//! Every rank solves its share ([`AnyGame::solve_on_ranks`]); then rank 0
-//! writes the file, its own stretch of records first, then each other
-//! rank's, received in bounded chunks, so no rank ever holds the whole
-//! table. Rank 0 alone draws progress and prints the summary. An error on
-//! any rank is printed with the rank's number and ends the whole job.
+//! - A game solved completely: every rank solves its share
+//!   ([`AnyGame::solve_on_ranks`]); then rank 0 writes the file, its own
+//!   stretch of records first, then each other rank's, received in bounded
+//!   chunks, so no rank ever holds the whole table.
+//! - An opening book: rank 0 builds it as one process does, with its
+//!   checkpoint, while every other rank searches states of the deepest
+//!   layer that rank 0 hands out as they ask ([`AnyGame::search_for_farm`]).
+//!
+//! Rank 0 alone draws progress and prints the summary. An error on any rank
+//! is printed with the rank's number and ends the whole job.
 
 use std::path::Path;
 use std::time::Instant;
@@ -13,10 +18,11 @@ use std::time::Instant;
 use anyhow::{anyhow, Context};
 use boardsolve::bars::Bars;
 use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
-use boardsolve::core::{NoProgress, Progress};
+use boardsolve::core::{NoProgress, Progress, Solved};
 use boardsolve::db::writer::SortedStream;
 use boardsolve::registry::AnyGame;
-use boardsolve::solve::mpi::MpiExchange;
+use boardsolve::solve::book::{self, BookOptions};
+use boardsolve::solve::mpi::{MpiExchange, MpiFarm};
 use boardsolve::solve::ranks::Exchange;
 use mpi::topology::Communicator;
 use mpi::traits::*;
@@ -32,17 +38,40 @@ fn abort(ex: &MpiExchange, code: u8, error: &anyhow::Error) -> ! {
     ex.world().abort(i32::from(code))
 }
 
-/// Solves `game` on the ranks of `ex` and writes `output` from rank 0.
-pub fn run(
-    ex: &MpiExchange,
-    game: &AnyGame,
-    output: &Path,
-    quiet: bool,
-    json: bool,
-) -> Result<(), Failure> {
+/// What a run on ranks was asked for.
+pub struct Job<'a> {
+    /// The game and variant.
+    pub game: &'a AnyGame,
+    /// The file to write.
+    pub output: &'a Path,
+    /// A book's depth and its searches' table size, if given.
+    pub depth: Option<u32>,
+    pub table_bits: Option<u32>,
+    pub quiet: bool,
+    pub json: bool,
+}
+
+/// Solves `job.game` on the ranks of `ex` and writes `job.output` from
+/// rank 0.
+pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
+    let (game, output) = (job.game, job.output);
     let rank = ex.rank();
+    if rank == 0 {
+        // Only rank 0 writes, so only it looks at the target and clears what
+        // a killed run left (another host's ranks cannot tell a live
+        // writer's temporary file from a dead one's).
+        let checked = boardsolve::db::writer::check_target(output)
+            .with_context(|| format!("output {}", output.display()));
+        if let Err(e) = checked {
+            abort(ex, EXIT_FAILURE, &e);
+        }
+        boardsolve::db::writer::remove_stale_temporaries(output);
+    }
+    if let Some(depth) = crate::book_depth(game, job.depth) {
+        return book(ex, job, depth);
+    }
     let t0 = Instant::now();
-    let bars = Bars::new(quiet || rank != 0);
+    let bars = Bars::new(job.quiet || rank != 0);
     let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
     let part = match game.solve_on_ranks(ex, progress) {
         None => {
@@ -116,6 +145,95 @@ pub fn run(
             solved,
             total,
         },
-        json,
+        job.json,
+    ))
+}
+
+/// Builds `job.game`'s book of `depth` on rank 0, the other ranks searching
+/// for it, and writes it from rank 0.
+fn book(ex: &MpiExchange, job: &Job<'_>, depth: u32) -> Result<(), Failure> {
+    let (game, output) = (job.game, job.output);
+    let rank = ex.rank();
+    if matches!(
+        mpi::environment::threading_support(),
+        mpi::Threading::Single | mpi::Threading::Funneled
+    ) {
+        // Every rank finds the same.
+        return Err(Failure {
+            code: EXIT_FAILURE,
+            error: anyhow!(
+                "this MPI library does not allow a thread of its own to serve the searching \
+                 ranks (MPI_THREAD_SERIALIZED); build Open MPI with thread support"
+            ),
+        });
+    }
+    let farm = MpiFarm::new(ex.world());
+    let mut options = BookOptions::new(depth);
+    options.searchers = 1;
+    if let Some(bits) = job.table_bits {
+        options.table_bits = bits;
+    }
+    let t0 = Instant::now();
+    if rank != 0 {
+        if let Some(Err(e)) = game.search_for_farm(&options, &farm) {
+            abort(
+                ex,
+                EXIT_FAILURE,
+                &anyhow::Error::new(e).context("searching for the book"),
+            );
+        }
+        ex.world().barrier();
+        return Ok(());
+    }
+    let bars = Bars::new(job.quiet);
+    let checkpoint = book::checkpoint_path(output, depth);
+    let built = (|| -> anyhow::Result<_> {
+        book::check_checkpoint_path(&checkpoint)?;
+        options.checkpoint = Some(checkpoint.clone());
+        let solution = game
+            .build_book_farmed(&options, &farm, &bars)
+            .context("this game has no opening book")?
+            .with_context(|| format!("building the {} opening book", game.label()))?;
+        let solved = t0.elapsed();
+        let solution = Solved::from(solution);
+        boardsolve::db::write_database(output, game.game().descriptor(), &solution)
+            .with_context(|| format!("writing {}", output.display()))?;
+        Ok((solution, solved))
+    })();
+    let (solution, solved) = match built {
+        Ok(done) => done,
+        Err(e) => abort(ex, EXIT_FAILURE, &e),
+    };
+    ex.world().barrier();
+    // The book is safely written: its checkpoint has served.
+    if let Err(e) = std::fs::remove_file(&checkpoint) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            eprintln!(
+                "generator: warning: cannot remove {}: {e}",
+                checkpoint.display()
+            );
+        }
+    }
+    let g = game.present();
+    let start_value = solution
+        .get(g.canonical(g.start()))
+        .context("the start position is missing from the solution")?;
+    crate::emit(&crate::summary(
+        &crate::Summary {
+            output,
+            game,
+            start_value,
+            records: solution.record_count(),
+            layer_sizes: match &solution {
+                Solved::Sorted(s) => Some(s.layer_sizes.clone()),
+                Solved::Dense(_) => None,
+            },
+            complete: solution.is_complete(),
+            bytes: boardsolve::db::file_size(&solution),
+            ranks: Some(ex.size()),
+            solved,
+            total: t0.elapsed(),
+        },
+        job.json,
     ))
 }

@@ -23,7 +23,9 @@ use crate::render::Presentation;
 #[cfg(feature = "search")]
 use crate::solve::book::BookError;
 #[cfg(feature = "engine")]
-use crate::solve::book::{build_book, BookOptions};
+use crate::solve::book::farm::{search_for_farm, Farm};
+#[cfg(feature = "engine")]
+use crate::solve::book::{build_book, build_book_farmed, BookOptions};
 #[cfg(feature = "engine")]
 use crate::solve::dense::solve_dense;
 #[cfg(feature = "search")]
@@ -349,6 +351,38 @@ impl AnyGame {
         match self {
             AnyGame::ConnectFour(g) => Some(build_book(g, options, progress)),
             AnyGame::Dandelions(g) => Some(build_book(g, options, progress)),
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// [`AnyGame::build_book`] on rank 0 of `farm`, whose other ranks
+    /// search with it ([`AnyGame::search_for_farm`]).
+    #[cfg(feature = "engine")]
+    pub fn build_book_farmed(
+        &self,
+        options: &BookOptions,
+        farm: &dyn Farm,
+        progress: &dyn Progress,
+    ) -> Option<Result<Solution, BookError>> {
+        match self {
+            AnyGame::ConnectFour(g) => Some(build_book_farmed(g, options, Some(farm), progress)),
+            AnyGame::Dandelions(g) => Some(build_book_farmed(g, options, Some(farm), progress)),
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// On a rank of `farm` other than 0: searches the states rank 0 sends
+    /// while it builds the book with the same `options`; `None` for a game
+    /// without a book.
+    #[cfg(feature = "engine")]
+    pub fn search_for_farm(
+        &self,
+        options: &BookOptions,
+        farm: &dyn Farm,
+    ) -> Option<Result<(), BookError>> {
+        match self {
+            AnyGame::ConnectFour(g) => Some(search_for_farm(g, options, farm)),
+            AnyGame::Dandelions(g) => Some(search_for_farm(g, options, farm)),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }

@@ -1,5 +1,7 @@
-//! The [`Exchange`] of the ranks of an MPI job (the `mpi` crate over Open
-//! MPI or another implementation), for [`ranks::solve`](super::ranks::solve).
+//! The ranks of an MPI job (the `mpi` crate over Open MPI or another
+//! implementation): their [`Exchange`], for
+//! [`ranks::solve`](super::ranks::solve), and their [`Farm`], for the
+//! books' searches.
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
@@ -7,6 +9,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
+use super::book::farm::Farm;
+use super::book::BookError;
 use super::ranks::Exchange;
 use super::SolveError;
 
@@ -109,5 +113,85 @@ impl Exchange for MpiExchange {
             self.world.all_gather_varcount_into(&items[..], &mut into);
         }
         Ok(all)
+    }
+}
+
+/// The [`Farm`] of the ranks of an MPI job: point-to-point messages on a
+/// communicator of their own, so they never meet the collective ones.
+///
+/// Waiting polls (`MPI_Iprobe`) and sleeps a little between polls once a
+/// message is slow to come, rather than spinning in a blocking receive: a
+/// waiting rank then leaves its core to the searches, which matters when
+/// ranks share cores.
+pub struct MpiFarm {
+    comm: SimpleCommunicator,
+}
+
+// SAFETY: MPI is initialised at `Threading::Serialized` or above (see
+// `MpiFarm::new`), and the farm's protocol has one thread per process use
+// the communicator at a time: rank 0's serving thread, while its other
+// threads make no MPI call, and the one searching thread on other ranks.
+unsafe impl Send for MpiFarm {}
+unsafe impl Sync for MpiFarm {}
+
+impl MpiFarm {
+    /// A farm over the ranks of `world` (a duplicate of it). MPI must have
+    /// been initialised with `Threading::Serialized` or `Multiple`: rank 0
+    /// serves from a thread of its own.
+    pub fn new(world: &SimpleCommunicator) -> MpiFarm {
+        MpiFarm {
+            comm: world.duplicate(),
+        }
+    }
+
+    /// Waits for a message from `source` (any rank if `None`).
+    fn wait(&self, source: Option<usize>) -> Result<(usize, Vec<u64>), BookError> {
+        let mut polls = 0u32;
+        loop {
+            let status = match source {
+                Some(r) => self.comm.process_at_rank(rank_of(r)?).immediate_probe(),
+                None => self.comm.any_process().immediate_probe(),
+            };
+            if let Some(status) = status {
+                let from = status.source_rank();
+                let (words, _) = self.comm.process_at_rank(from).receive_vec::<u64>();
+                return Ok((usize::try_from(from).unwrap_or(0), words));
+            }
+            polls += 1;
+            if polls < 1000 {
+                std::thread::yield_now();
+            } else {
+                let micros = (u64::from(polls - 1000) * 10).min(1000);
+                std::thread::sleep(std::time::Duration::from_micros(micros.max(20)));
+            }
+        }
+    }
+}
+
+/// A rank's number as MPI takes it.
+fn rank_of(r: usize) -> Result<mpi::Rank, BookError> {
+    mpi::Rank::try_from(r).map_err(|_| BookError::Farm(format!("no rank {r}")))
+}
+
+impl Farm for MpiFarm {
+    fn rank(&self) -> usize {
+        usize::try_from(self.comm.rank()).unwrap_or(0)
+    }
+
+    fn size(&self) -> usize {
+        usize::try_from(self.comm.size()).unwrap_or(1)
+    }
+
+    fn send(&self, to: usize, words: &[u64]) -> Result<(), BookError> {
+        self.comm.process_at_rank(rank_of(to)?).send(words);
+        Ok(())
+    }
+
+    fn receive_any(&self) -> Result<(usize, Vec<u64>), BookError> {
+        self.wait(None)
+    }
+
+    fn receive_from(&self, from: usize) -> Result<Vec<u64>, BookError> {
+        Ok(self.wait(Some(from))?.1)
     }
 }

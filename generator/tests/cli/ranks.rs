@@ -1,6 +1,6 @@
 //! `mpirun -n K generator ...` (feature `mpi`): the file of the one-process
-//! run, byte for byte, on 1, 2 and 3 ranks; games the ranks do not build
-//! are refused with a usage error.
+//! run, byte for byte, on 1, 2 and 3 ranks; a job that loses a rank leaves
+//! no file, and run again resumes and writes the same bytes.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -37,6 +37,27 @@ fn ranks_write_the_one_process_file() {
         &["--game", "british-square", "--variant", "5x5"],
         &["--game", "dandelions", "--variant", "3x3"],
         &["--game", "connect-four", "--variant", "4x4"],
+        // Books: rank 0 builds, every rank searches.
+        &[
+            "--game",
+            "connect-four",
+            "--variant",
+            "5x4",
+            "--depth",
+            "6",
+            "--table-bits",
+            "20",
+        ],
+        &[
+            "--game",
+            "dandelions",
+            "--variant",
+            "4x4",
+            "--depth",
+            "6",
+            "--table-bits",
+            "20",
+        ],
     ] {
         let one = dir.path().join("one.db");
         let o = alone(args, &one);
@@ -82,4 +103,101 @@ fn games_the_ranks_do_not_build_are_refused() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--threads does not apply"));
     assert!(!path.exists());
+}
+
+/// The process of rank `rank` of a running job writing `out`, found by its
+/// command line and the rank Open MPI gives it in its environment.
+fn rank_process(out: &Path, rank: usize) -> Option<u32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    for entry in std::fs::read_dir("/proc").ok()? {
+        let Ok(entry) = entry else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        if !cmdline.starts_with(GENERATOR) || !cmdline.contains(&*out.to_string_lossy()) {
+            continue;
+        }
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ
+            .split(|&b| b == 0)
+            .any(|var| var == want.as_bytes())
+        {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+#[test]
+fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--game",
+        "dandelions",
+        "--variant",
+        "4x4",
+        "--depth",
+        "7",
+        "--table-bits",
+        "20",
+    ];
+    let one = dir.path().join("one.db");
+    let o = alone(&args, &one);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let out = dir.path().join("book.db");
+    let checkpoint = dir.path().join("book.db.partial-depth7");
+    let job = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+        .arg(GENERATOR)
+        .args(args)
+        .args(["-q", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once the checkpoint holds some searches (it starts with a 32-byte
+    // header), rank 1 dies.
+    let t0 = std::time::Instant::now();
+    let killed = loop {
+        let saved = std::fs::metadata(&checkpoint).map_or(0, |m| m.len());
+        if saved > 32 {
+            if let Some(pid) = rank_process(&out, 1) {
+                assert!(Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status()
+                    .unwrap()
+                    .success());
+                break true;
+            }
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(120) {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut job = job;
+    let status = job.wait().unwrap();
+    assert!(killed, "the checkpoint never grew");
+    assert!(!status.success(), "the job went on without rank 1");
+    assert!(!out.exists(), "a file under the final name");
+    assert!(checkpoint.exists());
+
+    // Run again: it resumes from the checkpoint and writes the same file.
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+        .arg(GENERATOR)
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("resuming from"), "{err}");
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&one).unwrap());
+    assert!(!checkpoint.exists(), "the checkpoint outlived the book");
 }

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress, Solution, Value};
 
+use super::farm::{self, Farm};
 use super::{check_checkpoint_path, BookError, BookGame, BookOptions};
 
 /// Canonical states per parallel work item.
@@ -22,6 +23,18 @@ const CHUNK: usize = 4096;
 pub fn build_book<G: BookGame>(
     game: &G,
     options: &BookOptions,
+    progress: &dyn Progress,
+) -> Result<Solution, BookError> {
+    build_book_farmed(game, options, None, progress)
+}
+
+/// [`build_book`] on rank 0 of `farm`, whose other ranks help with the
+/// deepest layer's searches ([`farm::search_for_farm`]); with `None`, or a
+/// farm of one rank, the same as [`build_book`].
+pub fn build_book_farmed<G: BookGame>(
+    game: &G,
+    options: &BookOptions,
+    farm: Option<&dyn Farm>,
     progress: &dyn Progress,
 ) -> Result<Solution, BookError> {
     let last = game.layer_count().saturating_sub(1);
@@ -58,7 +71,7 @@ pub fn build_book<G: BookGame>(
     // 2. The deepest layer, by search.
     let deepest = &layers[depth];
     let (mut values, all_final) =
-        search_layer(game, deepest, depth as u32, &layout, options, progress)?;
+        search_layer(game, deepest, depth as u32, &layout, options, farm, progress)?;
 
     // 3. Every shallower layer, by minimax over its children.
     let mut all_values: Vec<Vec<Value>> = Vec::with_capacity(depth + 1);
@@ -374,8 +387,10 @@ fn search_layer<G: BookGame>(
     depth: u32,
     layout: &RecordLayout,
     options: &BookOptions,
+    farm: Option<&dyn Farm>,
     progress: &dyn Progress,
 ) -> Result<(Vec<Value>, bool), BookError> {
+    let helpers = farm.map_or(0, |f| f.size().saturating_sub(1));
     let mut values = vec![Value::TERMINAL; keys.len()];
     // Every option is checked (the searchers set up) before the first byte
     // of a checkpoint is written.
@@ -436,9 +451,17 @@ fn search_layer<G: BookGame>(
     progress.start_phase("search", total);
     searchers.truncate(todo.len().max(1));
     let next = AtomicUsize::new(0);
-    let batch = (todo.len() / (4 * searchers.len())).clamp(1, SEARCH_BATCH);
+    let batch = (todo.len() / (4 * (searchers.len() + helpers))).clamp(1, SEARCH_BATCH);
     let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
+        // The other ranks' searches, served by a thread of their own.
+        let server = match farm {
+            Some(f) if helpers > 0 => {
+                let (tx, todo, next) = (tx.clone(), &todo, &next);
+                Some(scope.spawn(move || farm::serve(f, keys, todo, next, batch, &tx)))
+            }
+            _ => None,
+        };
         let mut handles = Vec::new();
         for mut searcher in searchers {
             let tx = tx.clone();
@@ -514,6 +537,12 @@ fn search_layer<G: BookGame>(
         for h in handles {
             if h.join().is_err() {
                 outcome = outcome.and(Err(BookError::SearchThread));
+            }
+        }
+        if let Some(server) = server {
+            match server.join() {
+                Ok(served) => outcome = outcome.and(served),
+                Err(_) => outcome = outcome.and(Err(BookError::SearchThread)),
             }
         }
         outcome

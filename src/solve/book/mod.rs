@@ -13,6 +13,7 @@
 //!    subtrees). Results are appended to a
 //!    checkpoint file every few seconds and fsynced, so an interrupted run
 //!    resumes where it stopped.
+//!    Other ranks of a job may search too ([`farm`]).
 //! 3. Derive every shallower state's value by minimax over its children,
 //!    which are all in the next layer.
 //!
@@ -30,7 +31,9 @@ use crate::core::{BookSource, Game, Value};
 #[cfg(feature = "engine")]
 mod build;
 #[cfg(feature = "engine")]
-pub use build::{build_book, layer_order};
+pub mod farm;
+#[cfg(feature = "engine")]
+pub use build::{build_book, build_book_farmed, layer_order};
 
 /// A game whose book's deepest layer is searched.
 pub trait BookGame: Game + Sync {
@@ -147,6 +150,10 @@ pub enum BookError {
     /// A search thread panicked.
     #[error("a search thread failed")]
     SearchThread,
+    /// The ranks searching with this one could not be reached, or broke the
+    /// farm's protocol.
+    #[error("the searching ranks: {0}")]
+    Farm(String),
 }
 
 /// The checkpoint file of a book of `depth` written to `output`:
