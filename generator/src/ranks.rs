@@ -18,12 +18,14 @@ use std::time::Instant;
 use anyhow::{anyhow, Context};
 use boardsolve::bars::Bars;
 use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
+use boardsolve::core::RecordLayout;
 use boardsolve::core::{NoProgress, Progress, Solved};
-use boardsolve::db::writer::SortedStream;
+use boardsolve::db::writer::{DenseStream, SortedStream};
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::{self, BookOptions};
 use boardsolve::solve::mpi::{MpiExchange, MpiFarm};
 use boardsolve::solve::ranks::Exchange;
+use boardsolve::solve::SolveError;
 use mpi::topology::Communicator;
 use mpi::traits::*;
 
@@ -69,6 +71,9 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     }
     if let Some(depth) = crate::book_depth(game, job.depth) {
         return book(ex, job, depth);
+    }
+    if game.game().descriptor().dense {
+        return dense(ex, job);
     }
     let t0 = Instant::now();
     let bars = Bars::new(job.quiet || rank != 0);
@@ -144,6 +149,91 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
             ranks: Some(world.size() as usize),
             solved,
             total,
+        },
+        job.json,
+    ))
+}
+
+/// Solves `job.game`'s dense table on the ranks, rank 0 writing each block
+/// where it goes in the file as it arrives.
+fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
+    let (game, output) = (job.game, job.output);
+    let rank = ex.rank();
+    let t0 = Instant::now();
+    let bars = Bars::new(job.quiet || rank != 0);
+    let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
+    let desc = game.game().descriptor();
+    let mut stream = if rank == 0 {
+        let g = game.game();
+        let created = DenseStream::create(
+            output,
+            desc,
+            RecordLayout::dense(desc.key_bits),
+            g.canonical(g.start()),
+        )
+        .with_context(|| format!("writing {}", output.display()));
+        match created {
+            Ok(s) => Some(s),
+            Err(e) => abort(ex, EXIT_FAILURE, &e),
+        }
+    } else {
+        None
+    };
+    let mut sink = |first: u64, values: &[i8]| match stream.as_mut() {
+        Some(s) => s
+            .write_block(first, values)
+            .map_err(|e| SolveError::Output {
+                reason: e.to_string(),
+            }),
+        None => Ok(()),
+    };
+    let summary = match game.solve_dense_on_ranks(ex, progress, &mut sink) {
+        None => {
+            return Err(Failure {
+                code: EXIT_USAGE,
+                error: anyhow!(
+                    "{} is not generated over MPI ranks; run generator without mpirun",
+                    game.label()
+                ),
+            })
+        }
+        Some(Err(e)) => abort(
+            ex,
+            EXIT_FAILURE,
+            &anyhow::Error::new(e).context(format!("solving {}", game.label())),
+        ),
+        Some(Ok(summary)) => summary,
+    };
+    let solved = t0.elapsed();
+    if let Some(stream) = stream {
+        if let Err(e) = stream
+            .finish()
+            .with_context(|| format!("writing {}", output.display()))
+        {
+            abort(ex, EXIT_FAILURE, &e);
+        }
+    }
+    ex.world().barrier();
+    if rank != 0 {
+        return Ok(());
+    }
+    let (db, _) = AnyGame::open(output).context("reading back the file written")?;
+    let g = game.present();
+    let start = g.start();
+    let start_value = boardsolve::analysis::stored_value(g, &db, start, summary.start)
+        .context("the start position")?;
+    crate::emit(&crate::summary(
+        &crate::Summary {
+            output,
+            game,
+            start_value,
+            records: 1u64 << summary.layout.key_bits,
+            layer_sizes: None,
+            complete: true,
+            bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
+            ranks: Some(ex.size()),
+            solved,
+            total: t0.elapsed(),
         },
         job.json,
     ))

@@ -406,6 +406,135 @@ impl SortedStream {
     }
 }
 
+/// A dense database written a block of entries at a time, in any order,
+/// for a table no one process holds whole (the blocks of ranks); then
+/// checksummed from the disk, checked and renamed into place as
+/// [`write_database`] does.
+pub struct DenseStream {
+    path: PathBuf,
+    dir: PathBuf,
+    header: Header,
+    tmp: tempfile::NamedTempFile,
+    /// The first keys of the blocks written.
+    blocks: std::collections::HashSet<u64>,
+    written: u64,
+}
+
+impl DenseStream {
+    /// Starts the file of a game `desc` whose dense table has `layout`
+    /// (one entry per key), with `start` the canonical start.
+    pub fn create(
+        path: &Path,
+        desc: &GameDescriptor,
+        layout: RecordLayout,
+        start: u64,
+    ) -> Result<DenseStream, DbError> {
+        check_target(path)?;
+        let (dir, name) = dir_and_name(path);
+        remove_stale_in(&dir, &name);
+        let tmp = create_temporary(&dir, &name).map_err(|error| DbError::Io {
+            path: dir.clone(),
+            error,
+        })?;
+        let mut header = header_without_records(desc, LayoutKind::Dense, layout, start, true);
+        header.record_count = 1u64 << layout.key_bits;
+        tmp.as_file()
+            .set_len(super::header::HEADER_SIZE as u64 + header.record_count)
+            .map_err(|error| DbError::Io {
+                path: tmp.path().to_path_buf(),
+                error,
+            })?;
+        Ok(DenseStream {
+            path: path.to_path_buf(),
+            dir,
+            header,
+            tmp,
+            blocks: std::collections::HashSet::new(),
+            written: 0,
+        })
+    }
+
+    /// Writes the entries of keys `first ..= first + values.len() - 1`.
+    pub fn write_block(&mut self, first: u64, values: &[i8]) -> Result<(), DbError> {
+        let end = first.checked_add(values.len() as u64);
+        if end.is_none_or(|e| e > self.header.record_count) || !self.blocks.insert(first) {
+            return Err(DbError::HeaderField {
+                field: "records",
+                reason: format!("a block at key {first:#x} is out of the table or written twice"),
+            });
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.tmp
+                .as_file()
+                .write_all_at(
+                    bytemuck::cast_slice(values),
+                    super::header::HEADER_SIZE as u64 + first,
+                )
+                .map_err(|error| DbError::Io {
+                    path: self.tmp.path().to_path_buf(),
+                    error,
+                })?;
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek, Write};
+            let mut file = self.tmp.as_file();
+            file.seek(std::io::SeekFrom::Start(
+                super::header::HEADER_SIZE as u64 + first,
+            ))
+            .and_then(|_| file.write_all(bytemuck::cast_slice(values)))
+            .map_err(|error| DbError::Io {
+                path: self.tmp.path().to_path_buf(),
+                error,
+            })?;
+        }
+        self.written += values.len() as u64;
+        Ok(())
+    }
+
+    /// Checks that every entry was written, checksums the table from the
+    /// disk, writes the header and publishes the file at its path.
+    pub fn finish(mut self) -> Result<(), DbError> {
+        if self.written != self.header.record_count {
+            return Err(DbError::HeaderField {
+                field: "records",
+                reason: format!(
+                    "{} of the table's {} entries were written",
+                    self.written, self.header.record_count
+                ),
+            });
+        }
+        let io = |path: &Path| {
+            let p = path.to_path_buf();
+            move |error| DbError::Io { path: p, error }
+        };
+        self.tmp.as_file().sync_all().map_err(io(self.tmp.path()))?;
+        self.header.records_checksum =
+            super::direct::checksum_from(self.tmp.path(), super::header::HEADER_SIZE as u64)
+                .map_err(io(self.tmp.path()))?;
+        let header_bytes = self.header.encode()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.tmp
+                .as_file()
+                .write_all_at(&header_bytes, 0)
+                .map_err(io(self.tmp.path()))?;
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek, Write};
+            let mut file = self.tmp.as_file();
+            file.seek(std::io::SeekFrom::Start(0))
+                .and_then(|_| file.write_all(&header_bytes))
+                .map_err(io(self.tmp.path()))?;
+        }
+        publish(self.tmp, &self.path, &self.dir, &self.header)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

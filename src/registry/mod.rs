@@ -20,10 +20,10 @@ use crate::games::connect_four::{self, ConnectFour};
 use crate::games::dandelions::{self, Dandelions};
 use crate::games::dots_and_boxes::{self, DotsAndBoxes};
 use crate::render::Presentation;
-#[cfg(feature = "search")]
-use crate::solve::book::BookError;
 #[cfg(feature = "engine")]
 use crate::solve::book::farm::{search_for_farm, Farm};
+#[cfg(feature = "search")]
+use crate::solve::book::BookError;
 #[cfg(feature = "engine")]
 use crate::solve::book::{build_book, build_book_farmed, BookOptions};
 #[cfg(feature = "engine")]
@@ -337,6 +337,28 @@ impl AnyGame {
             AnyGame::ConnectFour(g) => Some(solve::ranks::solve(g, ex, progress)),
             AnyGame::Dandelions(g) => Some(solve::ranks::solve(g, ex, progress)),
             AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// Solves a game whose database is a dense table on the ranks of `ex`
+    /// ([`solve::dense::solve_dense_on_ranks`]; every rank calls it, and
+    /// rank 0 passes every block of the table to `sink`). `None` for a game
+    /// whose database is sorted.
+    #[cfg(feature = "engine")]
+    pub fn solve_dense_on_ranks(
+        &self,
+        ex: &dyn solve::ranks::Exchange,
+        progress: &dyn Progress,
+        sink: &mut solve::dense::BlockSink<'_>,
+    ) -> Option<Result<solve::dense::DenseRankSummary, SolveError>> {
+        if let Some(reason) = self.game().descriptor().storage_error() {
+            return Some(Err(SolveError::TooLarge { reason }));
+        }
+        match self {
+            AnyGame::DotsAndBoxes(g) => {
+                Some(solve::dense::solve_dense_on_ranks(g, ex, progress, sink))
+            }
+            _ => None,
         }
     }
 

@@ -203,3 +203,181 @@ pub fn solve_dense_with<G: Game + ?Sized>(
         game.canonical(game.start()),
     ))
 }
+
+/// Where rank 0 puts the finished blocks: called with the key of a block's
+/// first entry and its values.
+pub type BlockSink<'a> = dyn FnMut(u64, &[i8]) -> Result<(), SolveError> + 'a;
+
+/// What every rank knows when [`solve_dense_on_ranks`] returns.
+#[derive(Debug)]
+pub struct DenseRankSummary {
+    /// The record layout ([`RecordLayout::dense`]).
+    pub layout: RecordLayout,
+    /// The canonical start state.
+    pub start: u64,
+    /// Bytes this rank sent to the others (block words, 8 bytes each).
+    pub bytes_sent: u64,
+}
+
+/// Blocks a rank sends per exchange round, at most (each is `2^BLOCK_BITS`
+/// bytes, so a round's buffers stay under 4 MiB a rank).
+const BLOCKS_PER_ROUND: usize = 64;
+
+/// Solves a dense game on the ranks of `ex` (every rank calls it). The
+/// blocks of each wave are dealt out in turn to the ranks; a finished block
+/// is sent to the ranks whose next-wave blocks read it, and to rank 0,
+/// which passes every block to `sink` (the key of its first entry, its
+/// values), in no particular order. So a rank holds only the blocks it
+/// solves and those they read, and rank 0 writes the table as it comes.
+/// `sink` is only called on rank 0.
+pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
+    game: &G,
+    ex: &dyn super::ranks::Exchange,
+    progress: &dyn Progress,
+    sink: &mut BlockSink<'_>,
+) -> Result<DenseRankSummary, SolveError> {
+    use std::collections::HashMap;
+
+    let desc = game.descriptor();
+    let n = desc.key_bits;
+    if !desc.dense || !(1..=MAX_DENSE_KEY_BITS).contains(&n) || usize::BITS <= n {
+        return Err(SolveError::KeyBits { bits: n });
+    }
+    let (rank, ranks) = (ex.rank(), ex.size().max(1));
+    let bits = n.min(BLOCK_BITS);
+    let high_bits = n - bits;
+    let block_len = 1usize << bits;
+    let words = block_len.div_ceil(8);
+    // Each wave's blocks in order; block `h` goes to rank (its place in its
+    // wave) mod K, so every rank gets its share of every wave.
+    let mut place = vec![0u32; 1 << high_bits];
+    let mut waves: Vec<Vec<u64>> = vec![Vec::new(); high_bits as usize + 1];
+    for h in 0..1u64 << high_bits {
+        let wave = &mut waves[h.count_ones() as usize];
+        place[h as usize] = wave.len() as u32;
+        wave.push(h);
+    }
+    let owner = |h: u64| place[h as usize] as usize % ranks;
+    let pack = |high: u64, values: &[i8], into: &mut Vec<u64>| {
+        into.push(high);
+        into.extend(values.chunks(8).map(|c| {
+            c.iter()
+                .rev()
+                .fold(0u64, |w, &v| w << 8 | u64::from(v as u8))
+        }));
+    };
+    let unpack = |body: &[u64]| -> Vec<i8> {
+        let mut values: Vec<i8> = body
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .map(|b| b as i8)
+            .collect();
+        values.truncate(block_len);
+        values
+    };
+
+    let mut bytes_sent = 0u64;
+    // The finished blocks of the last wave that this rank's blocks read.
+    let mut held: HashMap<u64, Vec<i8>> = HashMap::new();
+    progress.start_phase("solve", 1u64 << high_bits);
+    for wave in (0..=high_bits).rev() {
+        let mine: Vec<u64> = waves[wave as usize]
+            .iter()
+            .copied()
+            .filter(|&h| owner(h) == rank)
+            .collect();
+        let mut solved: Vec<(u64, Vec<i8>)> = Vec::with_capacity(mine.len());
+        for &high in &mine {
+            let mut values = vec![0i8; block_len];
+            let above = (0..high_bits)
+                .map(|j| {
+                    if high >> j & 1 == 1 {
+                        return Ok(None);
+                    }
+                    let up = high | 1 << j;
+                    held.get(&up)
+                        .map(|b| Some(&b[..]))
+                        .ok_or(SolveError::MissingState { state: up << bits })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut block = Block {
+                bits,
+                high,
+                values: &mut values,
+                above,
+            };
+            game.solve_block(&mut block)?;
+            solved.push((high, values));
+        }
+        // Send each block to the ranks that read it next, and to rank 0.
+        let mut queue: Vec<(usize, Vec<usize>)> = solved
+            .iter()
+            .enumerate()
+            .map(|(i, &(high, _))| {
+                let mut to: Vec<usize> = (0..high_bits)
+                    .filter(|j| high >> j & 1 == 1)
+                    .map(|j| owner(high ^ 1 << j))
+                    .collect();
+                to.push(0);
+                to.sort_unstable();
+                to.dedup();
+                (i, to)
+            })
+            .collect();
+        if rank == 0 {
+            for (high, values) in &solved {
+                sink(high << bits, values)?;
+            }
+        }
+        let mut next_held: HashMap<u64, Vec<i8>> = HashMap::new();
+        loop {
+            let take = queue.len().min(BLOCKS_PER_ROUND);
+            let mut outgoing = vec![Vec::new(); ranks];
+            for (i, to) in queue.drain(..take) {
+                let (high, values) = &solved[i];
+                for r in to {
+                    if r == rank {
+                        next_held.insert(*high, values.clone());
+                    } else {
+                        pack(*high, values, &mut outgoing[r]);
+                    }
+                }
+            }
+            bytes_sent += outgoing.iter().map(|o| 8 * o.len() as u64).sum::<u64>();
+            for message in ex.all_to_all(outgoing)? {
+                for block in message.chunks(words + 1) {
+                    let (&high, body) = block.split_first().ok_or(SolveError::Exchange {
+                        reason: "an empty block".into(),
+                    })?;
+                    let values = unpack(body);
+                    if rank == 0 {
+                        sink(high << bits, &values)?;
+                    }
+                    // Rank 0 gets every block, but keeps only those it reads.
+                    let reads =
+                        (0..high_bits).any(|j| high >> j & 1 == 1 && owner(high ^ 1 << j) == rank);
+                    if reads {
+                        next_held.insert(high, values);
+                    }
+                }
+            }
+            if ex.sum(queue.len() as u64)? == 0 {
+                break;
+            }
+        }
+        // Rank 0 keeps its own blocks only if it reads them.
+        if rank == 0 {
+            next_held.retain(|&high, _| {
+                (0..high_bits).any(|j| high >> j & 1 == 1 && owner(high ^ 1 << j) == 0)
+            });
+        }
+        held = next_held;
+        progress.advance(waves[wave as usize].len() as u64);
+    }
+    progress.finish_phase();
+    Ok(DenseRankSummary {
+        layout: RecordLayout::dense(n),
+        start: game.canonical(game.start()),
+        bytes_sent,
+    })
+}

@@ -95,6 +95,12 @@ pub enum SolveError {
         /// What went wrong.
         reason: String,
     },
+    /// The table's blocks could not be written where they go.
+    #[error("writing the table: {reason}")]
+    Output {
+        /// What went wrong.
+        reason: String,
+    },
     /// The table could not be allocated.
     #[error("cannot allocate {bytes} bytes for the table: {error}")]
     Memory {

@@ -424,6 +424,64 @@ mod tests {
     }
 
     #[test]
+    fn dense_ranks_give_the_one_process_table() {
+        use crate::games::dots_and_boxes::DotsAndBoxes;
+        use crate::solve::dense::{solve_dense, solve_dense_on_ranks};
+        for variant in ["2x2", "2x3", "3x3"] {
+            let game = DotsAndBoxes::from_variant(variant).unwrap();
+            let one = solve_dense(&game, &NoProgress).unwrap();
+            for ranks in [1, 2, 3] {
+                let barrier = Arc::new(Barrier::new(ranks));
+                let slots = Arc::new(Mutex::new(vec![vec![Vec::new(); ranks]; ranks]));
+                let mut table = vec![0x55u8 as i8; one.values().len()];
+                let mut written = 0usize;
+                std::thread::scope(|scope| {
+                    let others: Vec<_> = (1..ranks)
+                        .map(|rank| {
+                            let ex = Threads {
+                                rank,
+                                size: ranks,
+                                barrier: barrier.clone(),
+                                slots: slots.clone(),
+                            };
+                            let game = &game;
+                            scope.spawn(move || {
+                                solve_dense_on_ranks(game, &ex, &NoProgress, &mut |_, _| {
+                                    panic!("only rank 0 writes")
+                                })
+                                .unwrap()
+                            })
+                        })
+                        .collect();
+                    let ex = Threads {
+                        rank: 0,
+                        size: ranks,
+                        barrier: barrier.clone(),
+                        slots: slots.clone(),
+                    };
+                    let summary = solve_dense_on_ranks(&game, &ex, &NoProgress, &mut |at, v| {
+                        table[at as usize..at as usize + v.len()].copy_from_slice(v);
+                        written += v.len();
+                        Ok(())
+                    })
+                    .unwrap();
+                    assert_eq!(summary.start, one.start);
+                    assert_eq!(summary.layout, one.layout);
+                    // Blocks move between ranks once there are several.
+                    if ranks == 1 || variant == "3x3" {
+                        assert_eq!(summary.bytes_sent == 0, ranks == 1);
+                    }
+                    for h in others {
+                        h.join().unwrap();
+                    }
+                });
+                assert_eq!(written, table.len(), "{variant} on {ranks} ranks");
+                assert!(table == one.values(), "{variant} on {ranks} ranks");
+            }
+        }
+    }
+
+    #[test]
     fn owners_spread_keys_evenly() {
         for ranks in [2, 3, 7] {
             let mut counts = vec![0usize; ranks];

@@ -70,3 +70,47 @@ fn depth_is_a_usage_error_for_other_games() {
         .stderr(predicates::str::contains("--depth"));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn depth_on_a_board_solved_completely_writes_its_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.db");
+    let book = dir.path().join("book.db");
+    let args = [
+        "--game",
+        "connect-four",
+        "--variant",
+        "4x4",
+        "--quiet",
+        "-o",
+    ];
+    generator().args(args).arg(&full).assert().success();
+    generator()
+        .args(args)
+        .arg(&book)
+        .args(["--depth", "3", "--table-bits", "20"])
+        .assert()
+        .success();
+    let full = Database::open(&full).unwrap();
+    let book = Database::open(&book).unwrap();
+    assert!(full.header().is_complete());
+    assert!(!book.header().is_complete());
+    // The book's states are the complete file's first layers, with their
+    // values.
+    assert!(book.len() < full.len() && book.len() > 10);
+    let layout = book.header().layout;
+    for &record in book.raw_records() {
+        let record = u64::from_le(record);
+        assert_eq!(full.get(layout.key(record)), Some(layout.value(record)));
+    }
+    // Without --depth the table size has nothing to size.
+    generator()
+        .args(args)
+        .arg(dir.path().join("x.db"))
+        .args(["--table-bits", "20"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "give --depth N for its opening book",
+        ));
+}

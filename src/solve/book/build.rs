@@ -70,8 +70,15 @@ pub fn build_book_farmed<G: BookGame>(
 
     // 2. The deepest layer, by search.
     let deepest = &layers[depth];
-    let (mut values, all_final) =
-        search_layer(game, deepest, depth as u32, &layout, options, farm, progress)?;
+    let (mut values, all_final) = search_layer(
+        game,
+        deepest,
+        depth as u32,
+        &layout,
+        options,
+        farm,
+        progress,
+    )?;
 
     // 3. Every shallower layer, by minimax over its children.
     let mut all_values: Vec<Vec<Value>> = Vec::with_capacity(depth + 1);

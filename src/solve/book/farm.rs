@@ -251,9 +251,15 @@ mod tests {
         let dandelions_book = build_book(&dandelions, &options, &NoProgress).unwrap();
         for ranks in [1, 2, 3] {
             let got = farmed(&c4, 4, ranks);
-            assert_eq!(got.records, c4_book.records, "Connect Four on {ranks} ranks");
+            assert_eq!(
+                got.records, c4_book.records,
+                "Connect Four on {ranks} ranks"
+            );
             let got = farmed(&dandelions, 4, ranks);
-            assert_eq!(got.records, dandelions_book.records, "Dandelions on {ranks} ranks");
+            assert_eq!(
+                got.records, dandelions_book.records,
+                "Dandelions on {ranks} ranks"
+            );
         }
     }
 
