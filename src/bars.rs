@@ -65,7 +65,7 @@ impl Progress for Bars {
             ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
         };
         if let Ok(style) = ProgressStyle::with_template(
-            "{prefix:>12} [{bar:40}] {pos}/{len} {elapsed_precise} (eta {eta})",
+            "{prefix:>12} [{bar:40}] {pos}/{len} {elapsed_precise} (eta {eta}) {msg}",
         ) {
             bar.set_style(style.with_key("eta", eta).progress_chars("=> "));
         }
@@ -101,6 +101,14 @@ impl Progress for Bars {
             // Above the bar, which is redrawn below it.
             Some(b) if !b.is_hidden() => b.println(message),
             _ => eprintln!("{message}"),
+        });
+    }
+
+    fn status(&self, message: &str) {
+        self.with_bar(|b| {
+            if let Some(b) = b {
+                b.set_message(message.to_owned());
+            }
         });
     }
 }

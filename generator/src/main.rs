@@ -336,6 +336,7 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
             complete: solution.is_complete(),
             bytes: boardsolve::db::file_size(&solution),
             ranks: None,
+            traffic: None,
             solved,
             total,
         },
@@ -356,8 +357,20 @@ pub(crate) struct Summary<'a> {
     pub(crate) bytes: u64,
     /// The ranks of an MPI job, if it ran on several.
     pub(crate) ranks: Option<usize>,
+    /// What the ranks sent each other, where counted.
+    pub(crate) traffic: Option<Traffic>,
     pub(crate) solved: std::time::Duration,
     pub(crate) total: std::time::Duration,
+}
+
+/// The bytes the ranks of a job sent each other.
+pub(crate) struct Traffic {
+    /// In all.
+    pub(crate) total: u64,
+    /// While expanding each layer, if the solve is layered.
+    pub(crate) forward: Vec<u64>,
+    /// While scoring each layer, if the solve is layered.
+    pub(crate) backward: Vec<u64>,
 }
 
 /// The summary printed on stdout: a few lines, or one JSON object.
@@ -385,6 +398,13 @@ pub(crate) fn summary(s: &Summary<'_>, json: bool) -> String {
         if let Some(ranks) = s.ranks {
             j["ranks"] = ranks.into();
         }
+        if let Some(t) = &s.traffic {
+            j["exchanged_bytes"] = t.total.into();
+            if !t.forward.is_empty() {
+                j["exchanged_bytes_forward"] = t.forward.clone().into();
+                j["exchanged_bytes_backward"] = t.backward.clone().into();
+            }
+        }
         format!("{j}\n")
     } else {
         // A sorted file holds one record per canonical state; a dense one
@@ -394,7 +414,11 @@ pub(crate) fn summary(s: &Summary<'_>, json: bool) -> String {
         } else {
             "positions (dense table, every key)"
         };
-        let on = s.ranks.map_or(String::new(), |k| format!(", on {k} ranks"));
+        let on = match (s.ranks, &s.traffic) {
+            (Some(k), Some(t)) => format!(", on {k} ranks ({} exchanged)", crate::bytes(t.total)),
+            (Some(k), None) => format!(", on {k} ranks"),
+            _ => String::new(),
+        };
         format!(
             "wrote {}: {}, {records} {what}, {bytes} bytes{on}\n\
              start position: value {} ({}), remoteness {}\n\

@@ -13,6 +13,9 @@ pub trait Progress: Sync {
     /// Something the user should know about the work (that it resumes an
     /// interrupted run, say), one line.
     fn note(&self, _message: &str) {}
+    /// A short status shown beside the current phase's bar (bytes
+    /// exchanged so far, say), replacing the last one.
+    fn status(&self, _message: &str) {}
 }
 
 /// A [`Progress`] that reports nothing.

@@ -215,7 +215,7 @@ pub struct DenseRankSummary {
     pub layout: RecordLayout,
     /// The canonical start state.
     pub start: u64,
-    /// Bytes this rank sent to the others (block words, 8 bytes each).
+    /// Bytes all ranks sent each other (the blocks, 8 bytes a word).
     pub bytes_sent: u64,
 }
 
@@ -373,11 +373,13 @@ pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
         }
         held = next_held;
         progress.advance(waves[wave as usize].len() as u64);
+        let all = ex.sum(bytes_sent)?;
+        progress.status(&format!("{:.1} MB exchanged", all as f64 / 1e6));
     }
     progress.finish_phase();
     Ok(DenseRankSummary {
         layout: RecordLayout::dense(n),
         start: game.canonical(game.start()),
-        bytes_sent,
+        bytes_sent: ex.sum(bytes_sent)?,
     })
 }

@@ -44,6 +44,8 @@ mod edges;
 #[cfg(feature = "engine")]
 mod forward;
 #[cfg(feature = "engine")]
+mod index;
+#[cfg(feature = "engine")]
 mod layered;
 pub mod live;
 #[cfg(feature = "mpi")]

@@ -24,7 +24,9 @@
 //! part in every round, with nothing to send when they are done.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
+use super::index::SortedIndex;
 use super::layered::{overflow, Cell, SolveError};
 use super::{backward, forward};
 use crate::core::layout::RecordLayout;
@@ -68,6 +70,37 @@ pub fn owner(key: u64, ranks: usize) -> usize {
     ((u128::from(h) * ranks as u128) >> 64) as usize
 }
 
+/// The hasher of the sets of keys: one multiply-xorshift mix of the key
+/// (keys are already well spread; SipHash's defence against chosen keys
+/// costs a third of the forward pass here). Its constants differ from
+/// [`owner`]'s, whose high bits are the same for every key of a rank.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, key: u64) {
+        let mut h = (key ^ self.0).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        h ^= h >> 32;
+        h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
+        self.0 = h ^ h >> 29;
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A set of keys.
+type KeySet = HashSet<u64, BuildHasherDefault<KeyHasher>>;
+
 /// One rank's share of a solved game.
 #[derive(Debug)]
 pub struct RankSolution {
@@ -85,6 +118,68 @@ pub struct RankSolution {
     pub records_before: u64,
     /// The records of all ranks.
     pub total_records: u64,
+    /// Bytes all ranks sent each other while they expanded each layer
+    /// (forward), by layer.
+    pub forward_bytes: Vec<u64>,
+    /// Bytes all ranks sent each other while they scored each layer
+    /// (backward), by layer.
+    pub backward_bytes: Vec<u64>,
+    /// Bytes all ranks sent each other in all, the records' move to their
+    /// ranks included.
+    pub total_bytes: u64,
+}
+
+/// An [`Exchange`] that counts the bytes this rank sends to the others.
+struct Counted<'a> {
+    ex: &'a dyn Exchange,
+    sent: std::cell::Cell<u64>,
+}
+
+impl Counted<'_> {
+    /// The bytes all ranks have sent so far (a collective call).
+    fn total(&self) -> Result<u64, SolveError> {
+        self.ex.sum(self.sent.get())
+    }
+}
+
+impl Exchange for Counted<'_> {
+    fn rank(&self) -> usize {
+        self.ex.rank()
+    }
+    fn size(&self) -> usize {
+        self.ex.size()
+    }
+    fn all_to_all(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, SolveError> {
+        let me = self.ex.rank();
+        let words: usize = outgoing
+            .iter()
+            .enumerate()
+            .filter(|&(r, _)| r != me)
+            .map(|(_, o)| o.len())
+            .sum();
+        self.sent.set(self.sent.get() + 8 * words as u64);
+        self.ex.all_to_all(outgoing)
+    }
+    fn sum(&self, x: u64) -> Result<u64, SolveError> {
+        self.sent
+            .set(self.sent.get() + 8 * (self.ex.size() as u64 - 1));
+        self.ex.sum(x)
+    }
+    fn all_gather(&self, items: Vec<u64>) -> Result<Vec<u64>, SolveError> {
+        let words = items.len() * (self.ex.size() - 1);
+        self.sent.set(self.sent.get() + 8 * words as u64);
+        self.ex.all_gather(items)
+    }
+}
+
+/// Bytes as people read them: `512 B`, `3.4 MB`, `1.2 GB`.
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..=9_999 => format!("{n} B"),
+        10_000..=9_999_999 => format!("{:.1} kB", n as f64 / 1e3),
+        10_000_000..=9_999_999_999 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
 }
 
 /// Solves a game completely on the ranks of `ex`; every rank calls this
@@ -99,12 +194,16 @@ pub fn solve<G: Game + ?Sized>(
         return Err(overflow(Value::TERMINAL, &layout));
     }
     let start = game.canonical(game.start());
-    let layers = enumerate(game, ex, start, progress)?;
+    let ex = &Counted {
+        ex,
+        sent: std::cell::Cell::new(0),
+    };
+    let (layers, forward_bytes) = enumerate(game, ex, start, progress)?;
     let mut layer_sizes = Vec::with_capacity(layers.len());
     for l in &layers {
         layer_sizes.push(usize::try_from(ex.sum(l.len() as u64)?).unwrap_or(usize::MAX));
     }
-    let values = score(game, ex, &layers, &layout, progress)?;
+    let (values, backward_bytes) = score(game, ex, &layers, &layout, progress)?;
     let mut records = Vec::with_capacity(layers.iter().map(Vec::len).sum());
     for (keys, cells) in layers.iter().zip(&values) {
         for (&key, cell) in keys.iter().zip(cells) {
@@ -123,26 +222,31 @@ pub fn solve<G: Game + ?Sized>(
         layer_sizes,
         records_before,
         total_records: counts.iter().sum(),
+        forward_bytes,
+        backward_bytes,
+        total_bytes: ex.total()?,
     })
 }
 
-/// The forward pass: this rank's states of every layer, each layer sorted.
+/// The forward pass: this rank's states of every layer, each layer sorted,
+/// and the bytes all ranks sent while expanding each layer.
 fn enumerate<G: Game + ?Sized>(
     game: &G,
-    ex: &dyn Exchange,
+    ex: &Counted<'_>,
     start: u64,
     progress: &dyn Progress,
-) -> Result<Vec<Vec<u64>>, SolveError> {
+) -> Result<(Vec<Vec<u64>>, Vec<u64>), SolveError> {
     let k_count = game.layer_count();
     let key_bits = game.descriptor().key_bits;
     let ranks = ex.size();
     let me = ex.rank();
-    let mut sets: Vec<HashSet<u64>> = (0..k_count).map(|_| HashSet::new()).collect();
+    let mut sets: Vec<KeySet> = (0..k_count).map(|_| KeySet::default()).collect();
     let first = forward::child_layer(game, key_bits, 0, start)?;
     if owner(start, ranks) == me {
         sets[first].insert(start);
     }
     let mut layers = Vec::with_capacity(k_count);
+    let mut bytes = Vec::with_capacity(k_count);
     let mut children = Vec::new();
     progress.start_phase("forward", k_count as u64);
     for k in 0..k_count {
@@ -179,10 +283,13 @@ fn enumerate<G: Game + ?Sized>(
         let mut layer: Vec<u64> = std::mem::take(&mut sets[k]).into_iter().collect();
         layer.sort_unstable();
         layers.push(layer);
+        let total = ex.total()?;
+        bytes.push(total - bytes.iter().sum::<u64>());
+        progress.status(&format!("{} exchanged", human_bytes(total)));
         progress.advance(1);
     }
     progress.finish_phase();
-    Ok(layers)
+    Ok((layers, bytes))
 }
 
 /// Runs `f` over `items` in slices of at most [`ROUND`], as many times on
@@ -204,8 +311,13 @@ fn for_rounds<T>(
 
 /// The value of `key` (a state this rank owns, in layer `j >= k`), packed
 /// for a reply: [`PENDING`] when it is in layer `k` and not scored yet.
-fn packed_value(layers: &[Vec<u64>], values: &[Vec<Cell>], j: usize, key: u64) -> Option<u64> {
-    let i = layers.get(j)?.binary_search(&key).ok()?;
+fn packed_value(
+    indices: &[SortedIndex<'_>],
+    values: &[Vec<Cell>],
+    j: usize,
+    key: u64,
+) -> Option<u64> {
+    let i = indices.get(j)?.find(key)?;
     let cell = values[j][i];
     Some(if cell == Cell::UNSET {
         PENDING
@@ -214,16 +326,20 @@ fn packed_value(layers: &[Vec<u64>], values: &[Vec<Cell>], j: usize, key: u64) -
     })
 }
 
-/// The backward pass: the values of this rank's states, by layer.
+/// The backward pass: the values of this rank's states, by layer, and the
+/// bytes all ranks sent while scoring each layer.
 fn score<G: Game + ?Sized>(
     game: &G,
-    ex: &dyn Exchange,
+    ex: &Counted<'_>,
     layers: &[Vec<u64>],
     layout: &RecordLayout,
     progress: &dyn Progress,
-) -> Result<Vec<Vec<Cell>>, SolveError> {
+) -> Result<(Vec<Vec<Cell>>, Vec<u64>), SolveError> {
+    let before = ex.total()?;
+    let mut bytes = vec![0u64; layers.len()];
     let ranks = ex.size();
     let mut values: Vec<Vec<Cell>> = layers.iter().map(|l| vec![Cell::UNSET; l.len()]).collect();
+    let indices: Vec<SortedIndex<'_>> = layers.iter().map(|l| SortedIndex::new(l)).collect();
     let mut edges: Vec<Edge> = Vec::new();
     progress.start_phase("backward", layers.len() as u64);
     for k in (0..layers.len()).rev() {
@@ -255,7 +371,7 @@ fn score<G: Game + ?Sized>(
                         keys.iter()
                             .map(|&key| {
                                 let j = game.layer(key);
-                                packed_value(layers, &values, j, key)
+                                packed_value(&indices, &values, j, key)
                                     .ok_or(SolveError::MissingState { state: key })
                             })
                             .collect::<Result<Vec<u64>, SolveError>>()
@@ -295,10 +411,13 @@ fn score<G: Game + ?Sized>(
             }
             waiting = still;
         }
+        let total = ex.total()?;
+        bytes[k] = total - before - bytes.iter().sum::<u64>();
+        progress.status(&format!("{} exchanged", human_bytes(total)));
         progress.advance(1);
     }
     progress.finish_phase();
-    Ok(values)
+    Ok((values, bytes))
 }
 
 /// Sends every record to the rank of its range of keys and sorts each

@@ -15,6 +15,7 @@ use crate::core::{Edge, Game, Progress, Solution, Value};
 
 use super::farm::{self, Farm};
 use super::{check_checkpoint_path, BookError, BookGame, BookOptions};
+use crate::solve::index::SortedIndex;
 
 /// Canonical states per parallel work item.
 const CHUNK: usize = 4096;
@@ -84,7 +85,7 @@ pub fn build_book_farmed<G: BookGame>(
     let mut all_values: Vec<Vec<Value>> = Vec::with_capacity(depth + 1);
     for k in (0..depth).rev() {
         progress.start_phase(&format!("minimax {k}"), layers[k].len() as u64);
-        let next_keys = Index::new(&layers[k + 1]);
+        let next_keys = SortedIndex::new(&layers[k + 1]);
         let next_values = &values;
         let layer_values: Vec<Value> = layers[k]
             .par_chunks(CHUNK)
@@ -136,50 +137,6 @@ pub fn build_book_farmed<G: BookGame>(
         // state.
         complete: all_final,
     })
-}
-
-/// A sorted layer with an index on the top bits of its keys: a lookup
-/// reads one index entry and binary-searches a few dozen keys, instead of
-/// some 25 probes across a layer of gigabytes.
-struct Index<'a> {
-    keys: &'a [u64],
-    shift: u32,
-    /// `starts[b]`: the first key whose top bits are `b` or more.
-    starts: Vec<usize>,
-}
-
-/// `log2` of the index entries (at most).
-const INDEX_BITS: u32 = 24;
-
-impl<'a> Index<'a> {
-    fn new(keys: &'a [u64]) -> Index<'a> {
-        let last = keys.last().copied().unwrap_or(0);
-        let shift = (64 - last.leading_zeros()).saturating_sub(INDEX_BITS);
-        let buckets = (last >> shift) as usize + 1;
-        let mut starts = Vec::with_capacity(buckets + 1);
-        let mut i = 0;
-        for b in 0..=buckets {
-            while i < keys.len() && ((keys[i] >> shift) as usize) < b {
-                i += 1;
-            }
-            starts.push(i);
-        }
-        Index {
-            keys,
-            shift,
-            starts,
-        }
-    }
-
-    /// The position of `key`, if the layer holds it.
-    fn find(&self, key: u64) -> Option<usize> {
-        let b = usize::try_from(key >> self.shift).ok()?;
-        let (&from, &to) = (self.starts.get(b)?, self.starts.get(b + 1)?);
-        self.keys[from..to]
-            .binary_search(&key)
-            .ok()
-            .map(|i| from + i)
-    }
 }
 
 /// Magic bytes at the start of a checkpoint file (the format's version is
@@ -598,28 +555,4 @@ pub fn layer_order<G: Game + ?Sized>(game: &G, depth: u32, keys: &[u64]) -> Vec<
             .map(|(&k, _)| k),
     );
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Index;
-
-    #[test]
-    fn the_index_finds_every_key_and_nothing_else() {
-        let mut keys: Vec<u64> = (0..5000u64)
-            .map(|i| (i * i * 7919 % 1_000_003) << 20)
-            .collect();
-        keys.push(1 << 50);
-        keys.sort_unstable();
-        keys.dedup();
-        let index = Index::new(&keys);
-        for (i, &k) in keys.iter().enumerate() {
-            assert_eq!(index.find(k), Some(i));
-            assert_eq!(index.find(k + 1), keys.binary_search(&(k + 1)).ok());
-        }
-        assert_eq!(index.find(0), keys.binary_search(&0).ok());
-        assert_eq!(index.find(u64::MAX), None);
-        assert_eq!(Index::new(&[]).find(5), None);
-        assert_eq!(Index::new(&[0]).find(0), Some(0));
-    }
 }
