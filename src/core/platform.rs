@@ -49,3 +49,16 @@ pub fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, len);
 }
+
+/// Hands the memory freed so far back to the system (glibc keeps freed
+/// blocks for reuse, so a process's resident size stays at its highest
+/// otherwise). For solvers on ranks, whose memory per rank is a target:
+/// between phases, the large buffers of the last one are given back.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator's
+    // arenas to the system; no live allocation moves.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

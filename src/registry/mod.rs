@@ -333,7 +333,7 @@ impl AnyGame {
             return None;
         }
         match self {
-            AnyGame::BritishSquare(g) => Some(solve::ranks::solve(g, ex, progress)),
+            AnyGame::BritishSquare(g) => Some(solve::ranks_bucketed::solve(g, ex, progress)),
             AnyGame::ConnectFour(g) => Some(solve::ranks::solve(g, ex, progress)),
             AnyGame::Dandelions(g) => Some(solve::ranks::solve(g, ex, progress)),
             AnyGame::DotsAndBoxes(_) => None,

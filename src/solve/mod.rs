@@ -28,7 +28,12 @@
 //!
 //! `ranks` is the same solver spread over ranks that share nothing (MPI's
 //! processes), each holding the states its hash owns, through the
-//! collective operations of its `Exchange` trait.
+//! collective operations of its `Exchange` trait; `ranks_bucketed` spreads
+//! the bucketed form, whole buckets to a rank. The dense solver spreads its
+//! waves of blocks over ranks too (`dense::solve_dense_on_ranks`), and a
+//! book's deepest layer is searched by every rank through the
+//! `book::farm` protocol (`mpi` holds the MPI side of both, feature
+//! `mpi`).
 
 #[cfg(feature = "engine")]
 mod backward;
@@ -54,6 +59,8 @@ pub mod mpi;
 mod radix;
 #[cfg(feature = "engine")]
 pub mod ranks;
+#[cfg(feature = "engine")]
+pub mod ranks_bucketed;
 #[cfg(feature = "engine")]
 mod table;
 #[cfg(test)]

@@ -35,6 +35,10 @@ use crate::core::{Edge, Game, Progress, Value};
 /// Parents a rank expands or scores per exchange round.
 pub const ROUND: usize = 1 << 16;
 
+/// Records sent to each rank per round when they go to the rank of their
+/// key range.
+const RECORDS_PER_ROUND: usize = 1 << 18;
+
 /// A value in a reply: the packed [`Cell`], or this for "not scored yet".
 const PENDING: u64 = u64::MAX;
 
@@ -75,7 +79,7 @@ pub fn owner(key: u64, ranks: usize) -> usize {
 /// costs a third of the forward pass here). Its constants differ from
 /// [`owner`]'s, whose high bits are the same for every key of a rank.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(super) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -93,6 +97,11 @@ impl Hasher for KeyHasher {
     }
 
     #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
@@ -100,6 +109,9 @@ impl Hasher for KeyHasher {
 
 /// A set of keys.
 type KeySet = HashSet<u64, BuildHasherDefault<KeyHasher>>;
+
+/// A map from keys or bucket numbers, hashed by [`KeyHasher`].
+pub(super) type KeyMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 /// One rank's share of a solved game.
 #[derive(Debug)]
@@ -130,14 +142,22 @@ pub struct RankSolution {
 }
 
 /// An [`Exchange`] that counts the bytes this rank sends to the others.
-struct Counted<'a> {
+pub(super) struct Counted<'a> {
     ex: &'a dyn Exchange,
     sent: std::cell::Cell<u64>,
 }
 
 impl Counted<'_> {
+    /// Counts what `ex` sends from now on.
+    pub(super) fn new(ex: &dyn Exchange) -> Counted<'_> {
+        Counted {
+            ex,
+            sent: std::cell::Cell::new(0),
+        }
+    }
+
     /// The bytes all ranks have sent so far (a collective call).
-    fn total(&self) -> Result<u64, SolveError> {
+    pub(super) fn total(&self) -> Result<u64, SolveError> {
         self.ex.sum(self.sent.get())
     }
 }
@@ -173,7 +193,7 @@ impl Exchange for Counted<'_> {
 }
 
 /// Bytes as people read them: `512 B`, `3.4 MB`, `1.2 GB`.
-fn human_bytes(n: u64) -> String {
+pub(super) fn human_bytes(n: u64) -> String {
     match n {
         0..=9_999 => format!("{n} B"),
         10_000..=9_999_999 => format!("{:.1} kB", n as f64 / 1e3),
@@ -194,10 +214,7 @@ pub fn solve<G: Game + ?Sized>(
         return Err(overflow(Value::TERMINAL, &layout));
     }
     let start = game.canonical(game.start());
-    let ex = &Counted {
-        ex,
-        sent: std::cell::Cell::new(0),
-    };
+    let ex = &Counted::new(ex);
     let (layers, forward_bytes) = enumerate(game, ex, start, progress)?;
     let mut layer_sizes = Vec::with_capacity(layers.len());
     for l in &layers {
@@ -294,7 +311,7 @@ fn enumerate<G: Game + ?Sized>(
 
 /// Runs `f` over `items` in slices of at most [`ROUND`], as many times on
 /// every rank (the most any rank needs; the others pass empty slices).
-fn for_rounds<T>(
+pub(super) fn for_rounds<T>(
     ex: &dyn Exchange,
     items: &[T],
     mut f: impl FnMut(&[T]) -> Result<(), SolveError>,
@@ -422,19 +439,19 @@ fn score<G: Game + ?Sized>(
 
 /// Sends every record to the rank of its range of keys and sorts each
 /// rank's: rank `r` ends with the `r`-th stretch of all records in order.
-fn by_range(
+pub(super) fn by_range(
     ex: &dyn Exchange,
     mut records: Vec<u64>,
     key_shift: u32,
 ) -> Result<Vec<u64>, SolveError> {
     let ranks = ex.size();
-    records.sort_unstable();
     if ranks == 1 {
+        super::radix::sort(&mut records, key_shift);
         return Ok(records);
     }
-    // A sample of every rank's keys, evenly spaced; the bounds are the
-    // sample's quantiles.
-    const SAMPLE: usize = 256;
+    // A sample of every rank's keys, evenly spaced in its (unsorted)
+    // records; the bounds are the sample's quantiles.
+    const SAMPLE: usize = 1024;
     let step = records.len().div_ceil(SAMPLE).max(1);
     let sample: Vec<u64> = records
         .iter()
@@ -451,8 +468,32 @@ fn by_range(
         let to = bounds.partition_point(|&b| b <= r >> key_shift);
         outgoing[to].push(r);
     }
-    let mut mine: Vec<u64> = ex.all_to_all(outgoing)?.into_iter().flatten().collect();
-    mine.sort_unstable();
+    crate::core::platform::release_free_memory();
+    // In rounds of at most RECORDS_PER_ROUND words to each rank, so that
+    // the exchange's own copies stay small.
+    let longest = outgoing.iter().map(Vec::len).max().unwrap_or(0);
+    let rounds = ex
+        .all_gather(vec![longest.div_ceil(RECORDS_PER_ROUND) as u64])?
+        .into_iter()
+        .max()
+        .unwrap_or(0) as usize;
+    let mut mine: Vec<u64> = Vec::new();
+    for round in 0..rounds {
+        let part = outgoing
+            .iter()
+            .map(|o| {
+                let from = (round * RECORDS_PER_ROUND).min(o.len());
+                let to = ((round + 1) * RECORDS_PER_ROUND).min(o.len());
+                o[from..to].to_vec()
+            })
+            .collect();
+        for got in ex.all_to_all(part)? {
+            mine.extend_from_slice(&got);
+        }
+    }
+    drop(outgoing);
+    crate::core::platform::release_free_memory();
+    super::radix::sort(&mut mine, key_shift);
     Ok(mine)
 }
 
@@ -502,6 +543,14 @@ mod tests {
     }
 
     fn on_threads(game: &BritishSquare, ranks: usize) -> Vec<RankSolution> {
+        on_threads_with(game, ranks, &|g, ex| solve(g, ex, &NoProgress).unwrap())
+    }
+
+    fn on_threads_with(
+        game: &BritishSquare,
+        ranks: usize,
+        solver: &(dyn Fn(&BritishSquare, &Threads) -> RankSolution + Sync),
+    ) -> Vec<RankSolution> {
         let barrier = Arc::new(Barrier::new(ranks));
         let slots = Arc::new(Mutex::new(vec![vec![Vec::new(); ranks]; ranks]));
         std::thread::scope(|scope| {
@@ -513,7 +562,7 @@ mod tests {
                         barrier: barrier.clone(),
                         slots: slots.clone(),
                     };
-                    scope.spawn(move || solve(game, &ex, &NoProgress).unwrap())
+                    scope.spawn(move || solver(game, &ex))
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -522,11 +571,25 @@ mod tests {
 
     #[test]
     fn ranks_give_the_one_process_records() {
+        let bucketed = |g: &BritishSquare, ex: &Threads| {
+            crate::solve::ranks_bucketed::solve(g, ex, &NoProgress).unwrap()
+        };
         for variant in ["3x3", "4x4", "4x4,center-allowed"] {
             let game = BritishSquare::from_variant(variant).unwrap();
             let one = crate::solve::solve(&game, &NoProgress).unwrap();
-            for ranks in [1, 2, 3] {
-                let parts = on_threads(&game, ranks);
+            for (ranks, by_bucket) in [
+                (1, false),
+                (2, false),
+                (3, false),
+                (1, true),
+                (2, true),
+                (3, true),
+            ] {
+                let parts = if by_bucket {
+                    on_threads_with(&game, ranks, &bucketed)
+                } else {
+                    on_threads(&game, ranks)
+                };
                 let mut before = 0;
                 let mut records = Vec::new();
                 for p in &parts {
@@ -537,7 +600,10 @@ mod tests {
                     before += p.records.len() as u64;
                     records.extend_from_slice(&p.records);
                 }
-                assert_eq!(records, one.records, "{variant} on {ranks} ranks");
+                assert_eq!(
+                    records, one.records,
+                    "{variant} on {ranks} ranks, {by_bucket}"
+                );
             }
         }
     }

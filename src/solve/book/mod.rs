@@ -13,7 +13,7 @@
 //!    subtrees). Results are appended to a
 //!    checkpoint file every few seconds and fsynced, so an interrupted run
 //!    resumes where it stopped.
-//!    Other ranks of a job may search too ([`farm`]).
+//!    Other ranks of a job may search too (the `farm` module).
 //! 3. Derive every shallower state's value by minimax over its children,
 //!    which are all in the next layer.
 //!
