@@ -93,6 +93,24 @@ fn ranks_write_the_one_process_file() {
 }
 
 #[test]
+fn an_error_names_its_rank_and_ends_the_job() {
+    for args in [
+        &["--variant", "4x4"][..],
+        &["--game", "dots-and-boxes", "--variant", "2x2"],
+        &["--game", "connect-four", "--variant", "4x4", "--depth", "3"],
+    ] {
+        let o = on_ranks(2, args, Path::new("/nonexistent/dir/x.db"));
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("generator: rank 0: error: "),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("/nonexistent/dir/x.db"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn options_that_do_not_apply_on_ranks_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.db");

@@ -417,12 +417,14 @@ fn search_layer<G: BookGame>(
     let next = AtomicUsize::new(0);
     let batch = (todo.len() / (4 * (searchers.len() + helpers))).clamp(1, SEARCH_BATCH);
     let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
+    // Bytes rank 0 exchanged with the other ranks, for the progress bar.
+    let traffic = std::sync::atomic::AtomicU64::new(0);
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
         // The other ranks' searches, served by a thread of their own.
         let server = match farm {
             Some(f) if helpers > 0 => {
-                let (tx, todo, next) = (tx.clone(), &todo, &next);
-                Some(scope.spawn(move || farm::serve(f, keys, todo, next, batch, &tx)))
+                let (tx, todo, next, traffic) = (tx.clone(), &todo, &next, &traffic);
+                Some(scope.spawn(move || farm::serve(f, keys, todo, next, batch, &tx, traffic)))
             }
             _ => None,
         };
@@ -481,6 +483,13 @@ fn search_layer<G: BookGame>(
                 break;
             }
             if last_flush.elapsed() >= FLUSH_EVERY {
+                if server.is_some() {
+                    let bytes = traffic.load(Ordering::Relaxed);
+                    progress.status(&format!(
+                        "{} exchanged",
+                        crate::solve::ranks::human_bytes(bytes)
+                    ));
+                }
                 if let Some(cp) = &mut checkpoint {
                     if let Err(e) = cp.append(&pending) {
                         // Stop the searchers: the work would be lost anyway.

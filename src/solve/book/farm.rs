@@ -19,7 +19,7 @@
 //! - 0 to `r`: a batch (its first place in the work list, then its keys),
 //!   or an empty list once the work is all handed out.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::{BookError, BookGame, BookOptions};
@@ -67,7 +67,8 @@ pub fn decode(word: u64) -> Value {
 /// of `todo` (places in `keys`) from the shared counter `next`, `batch` at a
 /// time, and passes the values they send back to `found`, until every
 /// rank is done. A value that cannot be passed on (rank 0 has stopped on an
-/// error) is dropped, and the counter's end stops the other ranks.
+/// error) is dropped, and the counter's end stops the other ranks. Adds the
+/// bytes of every message, in and out, to `traffic`.
 pub(super) fn serve(
     farm: &dyn Farm,
     keys: &[u64],
@@ -75,11 +76,13 @@ pub(super) fn serve(
     next: &AtomicUsize,
     batch: usize,
     found: &mpsc::Sender<Vec<(usize, Value)>>,
+    traffic: &AtomicU64,
 ) -> Result<(), BookError> {
     let mut done = 0;
     let mut reply: Vec<u64> = Vec::with_capacity(batch + 1);
     while done + 1 < farm.size() {
         let (from_rank, message) = farm.receive_any()?;
+        traffic.fetch_add(8 * message.len() as u64, Ordering::Relaxed);
         match message.split_first() {
             Some((&DONE, _)) => {
                 done += 1;
@@ -119,6 +122,7 @@ pub(super) fn serve(
             reply.push(from as u64);
             reply.extend(todo[from..to].iter().map(|&i| keys[i]));
         }
+        traffic.fetch_add(8 * reply.len() as u64, Ordering::Relaxed);
         farm.send(from_rank, &reply)?;
     }
     Ok(())
