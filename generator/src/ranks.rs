@@ -23,6 +23,7 @@ use boardsolve::core::{NoProgress, Progress, Solved};
 use boardsolve::db::writer::{DenseStream, SortedStream};
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::{self, BookOptions};
+use boardsolve::solve::dense::DenseOutput;
 use boardsolve::solve::mpi::{MpiExchange, MpiFarm};
 use boardsolve::solve::ranks::Exchange;
 use boardsolve::solve::SolveError;
@@ -159,8 +160,33 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     ))
 }
 
+/// Rank 0's table file, as the dense solver's output.
+struct TableFile(DenseStream);
+
+impl DenseOutput for TableFile {
+    fn waves_done(&self) -> u32 {
+        self.0.marked()
+    }
+    fn write_block(&mut self, first: u64, values: &[i8]) -> Result<(), SolveError> {
+        self.0.write_block(first, values).map_err(output_error)
+    }
+    fn read_block(&mut self, first: u64, values: &mut [i8]) -> Result<(), SolveError> {
+        self.0.read_block(first, values).map_err(output_error)
+    }
+    fn wave_done(&mut self, waves: u32) -> Result<(), SolveError> {
+        self.0.mark(waves).map_err(output_error)
+    }
+}
+
+fn output_error(e: boardsolve::DbError) -> SolveError {
+    SolveError::Output {
+        reason: e.to_string(),
+    }
+}
+
 /// Solves `job.game`'s dense table on the ranks, rank 0 writing each block
-/// where it goes in the file as it arrives.
+/// where it goes in the file as it arrives, and marking each finished wave
+/// so that the job run again takes up after it.
 fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let (game, output) = (job.game, job.output);
     let rank = ex.rank();
@@ -168,31 +194,27 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let bars = Bars::new(job.quiet || rank != 0);
     let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
     let desc = game.game().descriptor();
-    let mut stream = if rank == 0 {
+    let mut table = if rank == 0 {
         let g = game.game();
-        let created = DenseStream::create(
+        let opened = DenseStream::resumable(
             output,
             desc,
             RecordLayout::dense(desc.key_bits),
             g.canonical(g.start()),
         )
         .with_context(|| format!("writing {}", output.display()));
-        match created {
-            Ok(s) => Some(s),
+        match opened {
+            Ok((stream, _)) => Some(TableFile(stream)),
             Err(e) => abort(ex, EXIT_FAILURE, &e),
         }
     } else {
         None
     };
-    let mut sink = |first: u64, values: &[i8]| match stream.as_mut() {
-        Some(s) => s
-            .write_block(first, values)
-            .map_err(|e| SolveError::Output {
-                reason: e.to_string(),
-            }),
-        None => Ok(()),
-    };
-    let summary = match game.solve_dense_on_ranks(ex, progress, &mut sink) {
+    let summary = match game.solve_dense_on_ranks(
+        ex,
+        progress,
+        table.as_mut().map(|o| o as &mut dyn DenseOutput),
+    ) {
         None => {
             return Err(Failure {
                 code: EXIT_USAGE,
@@ -209,8 +231,16 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
         ),
         Some(Ok(summary)) => summary,
     };
+    if summary.waves_resumed > 0 {
+        progress.note(&format!(
+            "resumed from {}: {} of the {} waves were done",
+            DenseStream::partial_path(output).display(),
+            summary.waves_resumed,
+            summary.waves
+        ));
+    }
     let solved = t0.elapsed();
-    if let Some(stream) = stream {
+    if let Some(TableFile(stream)) = table {
         if let Err(e) = stream
             .finish()
             .with_context(|| format!("writing {}", output.display()))

@@ -407,51 +407,142 @@ impl SortedStream {
 }
 
 /// A dense database written a block of entries at a time, in any order,
-/// for a table no one process holds whole (the blocks of ranks); then
-/// checksummed from the disk, checked and renamed into place as
+/// for a table no one process holds whole (the blocks of ranks), that
+/// survives the writer's death: it is written in place in `PATH.partial`
+/// beside the target, and `PATH.partial.progress` records how far the
+/// writer had got when it last made the file durable ([`DenseStream::mark`]).
+/// Opened again for the same game, it takes up from there. Once complete,
+/// it is checksummed from the disk, checked and renamed into place as
 /// [`write_database`] does.
 pub struct DenseStream {
     path: PathBuf,
     dir: PathBuf,
     header: Header,
-    tmp: tempfile::NamedTempFile,
-    /// The first keys of the blocks written.
+    partial: tempfile::NamedTempFile,
+    progress: PathBuf,
+    /// What the progress record must name: the game, the layout, the start
+    /// and this build.
+    identity: u64,
+    /// The first keys of the blocks written by this writer.
     blocks: std::collections::HashSet<u64>,
-    written: u64,
+    /// The step last marked, by this writer or an earlier one.
+    marked: u32,
 }
 
+/// Bytes of a progress record: identity, step, 4 zero bytes, checksum.
+const PROGRESS_LEN: usize = 24;
+
 impl DenseStream {
-    /// Starts the file of a game `desc` whose dense table has `layout`
-    /// (one entry per key), with `start` the canonical start.
-    pub fn create(
+    /// The partial file of the dense table written to `path`.
+    pub fn partial_path(path: &Path) -> PathBuf {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".partial");
+        PathBuf::from(name)
+    }
+
+    /// Opens the partial file of the table of a game `desc` whose dense
+    /// layout is `layout`, with `start` the canonical start, to be written to
+    /// `path`: the one an earlier writer of the same table left, with the
+    /// step it last marked, or a new one (step 0). A partial file that is not
+    /// this table's, or whose record is damaged, is started again; one that
+    /// is not a regular file is refused.
+    pub fn resumable(
         path: &Path,
         desc: &GameDescriptor,
         layout: RecordLayout,
         start: u64,
-    ) -> Result<DenseStream, DbError> {
+    ) -> Result<(DenseStream, u32), DbError> {
         check_target(path)?;
+        let partial_path = Self::partial_path(path);
+        let mut progress = partial_path.as_os_str().to_owned();
+        progress.push(".progress");
+        let progress = PathBuf::from(progress);
+        // Written in place: only ever a regular file of ours, never through
+        // a link.
+        for p in [&partial_path, &progress] {
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if !m.is_file() => {
+                    return Err(DbError::NotAFile {
+                        path: p.clone(),
+                        kind: if m.file_type().is_symlink() {
+                            "a symbolic link"
+                        } else {
+                            super::file_kind(&m)
+                        },
+                    })
+                }
+                _ => {}
+            }
+        }
         let (dir, name) = dir_and_name(path);
         remove_stale_in(&dir, &name);
-        let tmp = create_temporary(&dir, &name).map_err(|error| DbError::Io {
-            path: dir.clone(),
-            error,
-        })?;
+        let io_at = |p: &Path| {
+            let p = p.to_path_buf();
+            move |error| DbError::Io { path: p, error }
+        };
         let mut header = header_without_records(desc, LayoutKind::Dense, layout, start, true);
         header.record_count = 1u64 << layout.key_bits;
-        tmp.as_file()
-            .set_len(super::header::HEADER_SIZE as u64 + header.record_count)
-            .map_err(|error| DbError::Io {
-                path: tmp.path().to_path_buf(),
-                error,
-            })?;
-        Ok(DenseStream {
-            path: path.to_path_buf(),
-            dir,
-            header,
-            tmp,
-            blocks: std::collections::HashSet::new(),
-            written: 0,
-        })
+        let size = super::header::HEADER_SIZE as u64 + header.record_count;
+        let identity = xxhash_rust::xxh3::xxh3_64(
+            format!(
+                "{}\0{}\0{}\0{start}\0{}",
+                desc.name, desc.variant, layout.key_bits, header.generator
+            )
+            .as_bytes(),
+        );
+        // The step an earlier writer marked, if its files are this table's.
+        let marked = std::fs::read(&progress)
+            .ok()
+            .and_then(|bytes| {
+                let bytes: [u8; PROGRESS_LEN] = bytes.try_into().ok()?;
+                let word =
+                    |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap_or([0; 8]));
+                let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..16]);
+                (word(0) == identity && word(16) == sum && word(8) >> 32 == 0)
+                    .then_some(word(8) as u32)
+            })
+            .filter(|_| std::fs::metadata(&partial_path).is_ok_and(|m| m.len() == size));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(marked.is_none())
+            .open(&partial_path)
+            .map_err(io_at(&partial_path))?;
+        if marked.is_none() {
+            let _ = std::fs::remove_file(&progress);
+        }
+        file.set_len(size).map_err(io_at(&partial_path))?;
+        let temp_path =
+            tempfile::TempPath::try_from_path(&partial_path).map_err(io_at(&partial_path))?;
+        let mut partial = tempfile::NamedTempFile::from_parts(file, temp_path);
+        // The partial file outlives a failed writer: it is what resumes.
+        partial.disable_cleanup(true);
+        Ok((
+            DenseStream {
+                path: path.to_path_buf(),
+                dir,
+                header,
+                partial,
+                progress,
+                identity,
+                blocks: std::collections::HashSet::new(),
+                marked: marked.unwrap_or(0),
+            },
+            marked.unwrap_or(0),
+        ))
+    }
+
+    /// The step last marked, by this writer or an earlier one (0 for none).
+    pub fn marked(&self) -> u32 {
+        self.marked
+    }
+
+    fn io(&self) -> impl Fn(std::io::Error) -> DbError + '_ {
+        |error| DbError::Io {
+            path: self.partial.path().to_path_buf(),
+            error,
+        }
     }
 
     /// Writes the entries of keys `first ..= first + values.len() - 1`.
@@ -463,75 +554,99 @@ impl DenseStream {
                 reason: format!("a block at key {first:#x} is out of the table or written twice"),
             });
         }
-        #[cfg(unix)]
+        let at = super::header::HEADER_SIZE as u64 + first;
+        write_at(self.partial.as_file(), bytemuck::cast_slice(values), at).map_err(self.io())
+    }
+
+    /// Reads back the entries of keys `first ..= first + values.len() - 1`,
+    /// as written by this writer or an earlier one.
+    pub fn read_block(&mut self, first: u64, values: &mut [i8]) -> Result<(), DbError> {
+        if first
+            .checked_add(values.len() as u64)
+            .is_none_or(|e| e > self.header.record_count)
         {
-            use std::os::unix::fs::FileExt;
-            self.tmp
-                .as_file()
-                .write_all_at(
-                    bytemuck::cast_slice(values),
-                    super::header::HEADER_SIZE as u64 + first,
-                )
-                .map_err(|error| DbError::Io {
-                    path: self.tmp.path().to_path_buf(),
-                    error,
-                })?;
+            return Err(DbError::HeaderField {
+                field: "records",
+                reason: format!("a block at key {first:#x} is out of the table"),
+            });
         }
-        #[cfg(not(unix))]
+        let at = super::header::HEADER_SIZE as u64 + first;
+        read_at(self.partial.as_file(), bytemuck::cast_slice_mut(values), at).map_err(self.io())
+    }
+
+    /// Makes what is written durable, then records `step` as the point a
+    /// later writer takes up from.
+    pub fn mark(&mut self, step: u32) -> Result<(), DbError> {
+        self.partial.as_file().sync_data().map_err(self.io())?;
+        let mut bytes = Vec::with_capacity(PROGRESS_LEN);
+        bytes.extend_from_slice(&self.identity.to_le_bytes());
+        bytes.extend_from_slice(&u64::from(step).to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        let mut next = self.progress.as_os_str().to_owned();
+        next.push(".next");
+        let next = PathBuf::from(next);
+        let io = |p: &Path| {
+            let p = p.to_path_buf();
+            move |error| DbError::Io { path: p, error }
+        };
         {
-            use std::io::{Seek, Write};
-            let mut file = self.tmp.as_file();
-            file.seek(std::io::SeekFrom::Start(
-                super::header::HEADER_SIZE as u64 + first,
-            ))
-            .and_then(|_| file.write_all(bytemuck::cast_slice(values)))
-            .map_err(|error| DbError::Io {
-                path: self.tmp.path().to_path_buf(),
-                error,
-            })?;
+            use std::io::Write;
+            let mut f = File::create(&next).map_err(io(&next))?;
+            f.write_all(&bytes).map_err(io(&next))?;
+            f.sync_all().map_err(io(&next))?;
         }
-        self.written += values.len() as u64;
+        std::fs::rename(&next, &self.progress).map_err(io(&self.progress))?;
+        self.marked = step;
         Ok(())
     }
 
-    /// Checks that every entry was written, checksums the table from the
-    /// disk, writes the header and publishes the file at its path.
+    /// Checksums the table from the disk, writes the header and publishes
+    /// the file at its path (the caller has written every entry); the
+    /// progress record goes.
     pub fn finish(mut self) -> Result<(), DbError> {
-        if self.written != self.header.record_count {
-            return Err(DbError::HeaderField {
-                field: "records",
-                reason: format!(
-                    "{} of the table's {} entries were written",
-                    self.written, self.header.record_count
-                ),
-            });
-        }
-        let io = |path: &Path| {
-            let p = path.to_path_buf();
-            move |error| DbError::Io { path: p, error }
-        };
-        self.tmp.as_file().sync_all().map_err(io(self.tmp.path()))?;
+        self.partial.as_file().sync_all().map_err(self.io())?;
         self.header.records_checksum =
-            super::direct::checksum_from(self.tmp.path(), super::header::HEADER_SIZE as u64)
-                .map_err(io(self.tmp.path()))?;
+            super::direct::checksum_from(self.partial.path(), super::header::HEADER_SIZE as u64)
+                .map_err(self.io())?;
         let header_bytes = self.header.encode()?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileExt;
-            self.tmp
-                .as_file()
-                .write_all_at(&header_bytes, 0)
-                .map_err(io(self.tmp.path()))?;
-        }
-        #[cfg(not(unix))]
-        {
-            use std::io::{Seek, Write};
-            let mut file = self.tmp.as_file();
-            file.seek(std::io::SeekFrom::Start(0))
-                .and_then(|_| file.write_all(&header_bytes))
-                .map_err(io(self.tmp.path()))?;
-        }
-        publish(self.tmp, &self.path, &self.dir, &self.header)
+        write_at(self.partial.as_file(), &header_bytes, 0).map_err(self.io())?;
+        let progress = self.progress.clone();
+        publish(self.partial, &self.path, &self.dir, &self.header)?;
+        let _ = std::fs::remove_file(progress);
+        Ok(())
+    }
+}
+
+/// Writes all of `bytes` at byte `at` of `file`.
+fn write_at(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.write_all_at(bytes, at)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, Write};
+        let mut file = file;
+        file.seek(std::io::SeekFrom::Start(at))?;
+        file.write_all(bytes)
+    }
+}
+
+/// Fills `bytes` from byte `at` of `file`.
+fn read_at(file: &File, bytes: &mut [u8], at: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(bytes, at)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek};
+        let mut file = file;
+        file.seek(std::io::SeekFrom::Start(at))?;
+        file.read_exact(bytes)
     }
 }
 

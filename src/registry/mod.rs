@@ -341,22 +341,22 @@ impl AnyGame {
     }
 
     /// Solves a game whose database is a dense table on the ranks of `ex`
-    /// ([`solve::dense::solve_dense_on_ranks`]; every rank calls it, and
-    /// rank 0 passes every block of the table to `sink`). `None` for a game
-    /// whose database is sorted.
+    /// ([`solve::dense::solve_dense_on_ranks`]; every rank calls it, rank 0
+    /// with the `output` the table goes to). `None` for a game whose
+    /// database is sorted.
     #[cfg(feature = "engine")]
     pub fn solve_dense_on_ranks(
         &self,
         ex: &dyn solve::ranks::Exchange,
         progress: &dyn Progress,
-        sink: &mut solve::dense::BlockSink<'_>,
+        output: Option<&mut dyn solve::dense::DenseOutput>,
     ) -> Option<Result<solve::dense::DenseRankSummary, SolveError>> {
         if let Some(reason) = self.game().descriptor().storage_error() {
             return Some(Err(SolveError::TooLarge { reason }));
         }
         match self {
             AnyGame::DotsAndBoxes(g) => {
-                Some(solve::dense::solve_dense_on_ranks(g, ex, progress, sink))
+                Some(solve::dense::solve_dense_on_ranks(g, ex, progress, output))
             }
             _ => None,
         }

@@ -204,9 +204,20 @@ pub fn solve_dense_with<G: Game + ?Sized>(
     ))
 }
 
-/// Where rank 0 puts the finished blocks: called with the key of a block's
-/// first entry and its values.
-pub type BlockSink<'a> = dyn FnMut(u64, &[i8]) -> Result<(), SolveError> + 'a;
+/// Where rank 0 keeps the table while the ranks solve it: the file being
+/// written, whose finished waves survive a job that dies.
+pub trait DenseOutput {
+    /// How many waves, from the first (the most high bits set), an earlier
+    /// run finished and kept: they are not solved again.
+    fn waves_done(&self) -> u32;
+    /// Keeps the entries of keys `first .. first + values.len()`.
+    fn write_block(&mut self, first: u64, values: &[i8]) -> Result<(), SolveError>;
+    /// Reads back entries kept by this run or an earlier one.
+    fn read_block(&mut self, first: u64, values: &mut [i8]) -> Result<(), SolveError>;
+    /// The first `waves` waves are all written: make them durable, so that
+    /// a run that dies from now on resumes after them.
+    fn wave_done(&mut self, waves: u32) -> Result<(), SolveError>;
+}
 
 /// What every rank knows when [`solve_dense_on_ranks`] returns.
 #[derive(Debug)]
@@ -217,24 +228,30 @@ pub struct DenseRankSummary {
     pub start: u64,
     /// Bytes all ranks sent each other (the blocks, 8 bytes a word).
     pub bytes_sent: u64,
+    /// The waves an earlier run had finished, which this one took up from.
+    pub waves_resumed: u32,
+    /// The waves in all.
+    pub waves: u32,
 }
 
 /// Blocks a rank sends per exchange round, at most (each is `2^BLOCK_BITS`
 /// bytes, so a round's buffers stay under 4 MiB a rank).
 const BLOCKS_PER_ROUND: usize = 64;
 
-/// Solves a dense game on the ranks of `ex` (every rank calls it). The
-/// blocks of each wave are dealt out in turn to the ranks; a finished block
-/// is sent to the ranks whose next-wave blocks read it, and to rank 0,
-/// which passes every block to `sink` (the key of its first entry, its
-/// values), in no particular order. So a rank holds only the blocks it
-/// solves and those they read, and rank 0 writes the table as it comes.
-/// `sink` is only called on rank 0.
+/// Solves a dense game on the ranks of `ex` (every rank calls it; rank 0
+/// with the `output`, the others with `None`). The blocks of each wave are
+/// dealt out in turn to the ranks; a finished block is sent to the ranks
+/// whose next-wave blocks read it, and to rank 0, which writes it to the
+/// output, in no particular order. So a rank holds only the blocks it solves
+/// and those they read, and rank 0 writes the table as it comes. After each
+/// wave rank 0 marks it done; a run whose output has waves done takes up
+/// after them, rank 0 reading back the last one's blocks for the ranks that
+/// read them.
 pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
     game: &G,
     ex: &dyn super::ranks::Exchange,
     progress: &dyn Progress,
-    sink: &mut BlockSink<'_>,
+    mut output: Option<&mut dyn DenseOutput>,
 ) -> Result<DenseRankSummary, SolveError> {
     use std::collections::HashMap;
 
@@ -258,29 +275,113 @@ pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
         wave.push(h);
     }
     let owner = |h: u64| place[h as usize] as usize % ranks;
-    let pack = |high: u64, values: &[i8], into: &mut Vec<u64>| {
-        into.push(high);
-        into.extend(values.chunks(8).map(|c| {
-            c.iter()
-                .rev()
-                .fold(0u64, |w, &v| w << 8 | u64::from(v as u8))
-        }));
-    };
-    let unpack = |body: &[u64]| -> Vec<i8> {
-        let mut values: Vec<i8> = body
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .map(|b| b as i8)
+    // The ranks whose next-wave blocks read block `h`.
+    let readers = |h: u64| -> Vec<usize> {
+        let mut to: Vec<usize> = (0..high_bits)
+            .filter(|j| h >> j & 1 == 1)
+            .map(|j| owner(h ^ 1 << j))
             .collect();
-        values.truncate(block_len);
-        values
+        to.sort_unstable();
+        to.dedup();
+        to
+    };
+    let total_waves = high_bits + 1;
+    let mine_done = output.as_ref().map_or(0, |o| o.waves_done());
+    let done = ex
+        .all_gather(vec![u64::from(mine_done)])?
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+        .min(u64::from(total_waves)) as u32;
+
+    let bytes_sent = std::cell::Cell::new(0u64);
+    // Sends blocks (in rounds of at most BLOCKS_PER_ROUND a rank) to the
+    // ranks `to` names for each; returns the blocks received or kept that
+    // this rank reads next, and writes every block rank 0 gets when
+    // `write` is set.
+    let exchange = |blocks: &[(u64, Vec<i8>)],
+                    to: &dyn Fn(u64) -> Vec<usize>,
+                    write: bool,
+                    output: &mut Option<&mut dyn DenseOutput>|
+     -> Result<HashMap<u64, Vec<i8>>, SolveError> {
+        let mut queue: Vec<(usize, Vec<usize>)> = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &(high, _))| (i, to(high)))
+            .collect();
+        let mut held: HashMap<u64, Vec<i8>> = HashMap::new();
+        loop {
+            let take = queue.len().min(BLOCKS_PER_ROUND);
+            let mut outgoing = vec![Vec::new(); ranks];
+            for (i, to) in queue.drain(..take) {
+                let (high, values) = &blocks[i];
+                for r in to {
+                    if r == rank {
+                        held.insert(*high, values.clone());
+                    } else {
+                        let out = &mut outgoing[r];
+                        out.push(*high);
+                        out.extend(values.chunks(8).map(|c| {
+                            c.iter()
+                                .rev()
+                                .fold(0u64, |w, &v| w << 8 | u64::from(v as u8))
+                        }));
+                    }
+                }
+            }
+            bytes_sent
+                .set(bytes_sent.get() + outgoing.iter().map(|o| 8 * o.len() as u64).sum::<u64>());
+            for message in ex.all_to_all(outgoing)? {
+                for block in message.chunks(words + 1) {
+                    let (&high, body) = block.split_first().ok_or(SolveError::Exchange {
+                        reason: "an empty block".into(),
+                    })?;
+                    let mut values: Vec<i8> = body
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .map(|b| b as i8)
+                        .collect();
+                    values.truncate(block_len);
+                    if let (true, Some(out)) = (write, output.as_deref_mut()) {
+                        out.write_block(high << bits, &values)?;
+                    }
+                    // Rank 0 gets every block, but keeps only those it reads.
+                    if readers(high).contains(&rank) {
+                        held.insert(high, values);
+                    }
+                }
+            }
+            if ex.sum(queue.len() as u64)? == 0 {
+                break;
+            }
+        }
+        Ok(held)
     };
 
-    let mut bytes_sent = 0u64;
     // The finished blocks of the last wave that this rank's blocks read.
     let mut held: HashMap<u64, Vec<i8>> = HashMap::new();
     progress.start_phase("solve", 1u64 << high_bits);
-    for wave in (0..=high_bits).rev() {
+    if done > 0 {
+        let resumed: usize = waves[(high_bits + 1 - done) as usize..]
+            .iter()
+            .map(Vec::len)
+            .sum();
+        progress.advance(resumed as u64);
+        if done < total_waves {
+            // Rank 0 reads the last finished wave back for its readers.
+            let last = &waves[(high_bits + 1 - done) as usize];
+            let mut blocks = Vec::new();
+            if let Some(out) = output.as_deref_mut() {
+                for &high in last {
+                    let mut values = vec![0i8; block_len];
+                    out.read_block(high << bits, &mut values)?;
+                    blocks.push((high, values));
+                }
+            }
+            held = exchange(&blocks, &readers, false, &mut output)?;
+        }
+    }
+    for wave in (0..total_waves.saturating_sub(done)).rev() {
         let mine: Vec<u64> = waves[wave as usize]
             .iter()
             .copied()
@@ -309,77 +410,35 @@ pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
             game.solve_block(&mut block)?;
             solved.push((high, values));
         }
-        // Send each block to the ranks that read it next, and to rank 0.
-        let mut queue: Vec<(usize, Vec<usize>)> = solved
-            .iter()
-            .enumerate()
-            .map(|(i, &(high, _))| {
-                let mut to: Vec<usize> = (0..high_bits)
-                    .filter(|j| high >> j & 1 == 1)
-                    .map(|j| owner(high ^ 1 << j))
-                    .collect();
-                to.push(0);
-                to.sort_unstable();
-                to.dedup();
-                (i, to)
-            })
-            .collect();
-        if rank == 0 {
+        if let Some(out) = output.as_deref_mut() {
             for (high, values) in &solved {
-                sink(high << bits, values)?;
+                out.write_block(high << bits, values)?;
             }
         }
-        let mut next_held: HashMap<u64, Vec<i8>> = HashMap::new();
-        loop {
-            let take = queue.len().min(BLOCKS_PER_ROUND);
-            let mut outgoing = vec![Vec::new(); ranks];
-            for (i, to) in queue.drain(..take) {
-                let (high, values) = &solved[i];
-                for r in to {
-                    if r == rank {
-                        next_held.insert(*high, values.clone());
-                    } else {
-                        pack(*high, values, &mut outgoing[r]);
-                    }
-                }
+        // Each block to the ranks that read it next, and to rank 0.
+        let to = |h: u64| {
+            let mut to = readers(h);
+            if !to.contains(&0) {
+                to.push(0);
             }
-            bytes_sent += outgoing.iter().map(|o| 8 * o.len() as u64).sum::<u64>();
-            for message in ex.all_to_all(outgoing)? {
-                for block in message.chunks(words + 1) {
-                    let (&high, body) = block.split_first().ok_or(SolveError::Exchange {
-                        reason: "an empty block".into(),
-                    })?;
-                    let values = unpack(body);
-                    if rank == 0 {
-                        sink(high << bits, &values)?;
-                    }
-                    // Rank 0 gets every block, but keeps only those it reads.
-                    let reads =
-                        (0..high_bits).any(|j| high >> j & 1 == 1 && owner(high ^ 1 << j) == rank);
-                    if reads {
-                        next_held.insert(high, values);
-                    }
-                }
-            }
-            if ex.sum(queue.len() as u64)? == 0 {
-                break;
-            }
+            to
+        };
+        held = exchange(&solved, &to, true, &mut output)?;
+        // Rank 0 receives every block: it keeps only those it reads.
+        held.retain(|&high, _| readers(high).contains(&rank));
+        if let Some(out) = output.as_deref_mut() {
+            out.wave_done(high_bits + 1 - wave)?;
         }
-        // Rank 0 keeps its own blocks only if it reads them.
-        if rank == 0 {
-            next_held.retain(|&high, _| {
-                (0..high_bits).any(|j| high >> j & 1 == 1 && owner(high ^ 1 << j) == 0)
-            });
-        }
-        held = next_held;
         progress.advance(waves[wave as usize].len() as u64);
-        let all = ex.sum(bytes_sent)?;
+        let all = ex.sum(bytes_sent.get())?;
         progress.status(&format!("{:.1} MB exchanged", all as f64 / 1e6));
     }
     progress.finish_phase();
     Ok(DenseRankSummary {
         layout: RecordLayout::dense(n),
         start: game.canonical(game.start()),
-        bytes_sent: ex.sum(bytes_sent)?,
+        bytes_sent: ex.sum(bytes_sent.get())?,
+        waves_resumed: done,
+        waves: total_waves,
     })
 }

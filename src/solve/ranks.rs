@@ -608,60 +608,112 @@ mod tests {
         }
     }
 
+    /// A dense table in memory, as rank 0's output.
+    struct TableOutput {
+        table: Vec<i8>,
+        written: usize,
+        done: u32,
+        marked: Vec<u32>,
+    }
+
+    impl crate::solve::dense::DenseOutput for TableOutput {
+        fn waves_done(&self) -> u32 {
+            self.done
+        }
+        fn write_block(&mut self, first: u64, values: &[i8]) -> Result<(), SolveError> {
+            let at = first as usize;
+            self.table[at..at + values.len()].copy_from_slice(values);
+            self.written += values.len();
+            Ok(())
+        }
+        fn read_block(&mut self, first: u64, values: &mut [i8]) -> Result<(), SolveError> {
+            let at = first as usize;
+            values.copy_from_slice(&self.table[at..at + values.len()]);
+            Ok(())
+        }
+        fn wave_done(&mut self, waves: u32) -> Result<(), SolveError> {
+            self.marked.push(waves);
+            Ok(())
+        }
+    }
+
     #[test]
-    fn dense_ranks_give_the_one_process_table() {
+    fn dense_ranks_give_the_one_process_table_and_resume_after_any_wave() {
         use crate::games::dots_and_boxes::DotsAndBoxes;
         use crate::solve::dense::{solve_dense, solve_dense_on_ranks};
         for variant in ["2x2", "2x3", "3x3"] {
             let game = DotsAndBoxes::from_variant(variant).unwrap();
             let one = solve_dense(&game, &NoProgress).unwrap();
+            let n = game.descriptor().key_bits;
+            let waves = n.saturating_sub(crate::solve::dense::BLOCK_BITS) + 1;
             for ranks in [1, 2, 3] {
-                let barrier = Arc::new(Barrier::new(ranks));
-                let slots = Arc::new(Mutex::new(vec![vec![Vec::new(); ranks]; ranks]));
-                let mut table = vec![0x55u8 as i8; one.values().len()];
-                let mut written = 0usize;
-                std::thread::scope(|scope| {
-                    let others: Vec<_> = (1..ranks)
-                        .map(|rank| {
-                            let ex = Threads {
-                                rank,
-                                size: ranks,
-                                barrier: barrier.clone(),
-                                slots: slots.clone(),
-                            };
-                            let game = &game;
-                            scope.spawn(move || {
-                                solve_dense_on_ranks(game, &ex, &NoProgress, &mut |_, _| {
-                                    panic!("only rank 0 writes")
-                                })
-                                .unwrap()
-                            })
+                // A fresh run, then runs that find some waves done: the
+                // entries of keys with at least `high_bits + 1 - done` high
+                // bits set are the finished ones, the rest is garbage.
+                for done in [0, 1, waves / 2, waves] {
+                    let bits = n.min(crate::solve::dense::BLOCK_BITS);
+                    let table: Vec<i8> = one
+                        .values()
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &v)| {
+                            let high = (k as u64 >> bits).count_ones();
+                            if high + done > waves - 1 {
+                                v
+                            } else {
+                                0x55
+                            }
                         })
                         .collect();
-                    let ex = Threads {
-                        rank: 0,
-                        size: ranks,
-                        barrier: barrier.clone(),
-                        slots: slots.clone(),
+                    let barrier = Arc::new(Barrier::new(ranks));
+                    let slots = Arc::new(Mutex::new(vec![vec![Vec::new(); ranks]; ranks]));
+                    let mut out = TableOutput {
+                        table,
+                        written: 0,
+                        done,
+                        marked: Vec::new(),
                     };
-                    let summary = solve_dense_on_ranks(&game, &ex, &NoProgress, &mut |at, v| {
-                        table[at as usize..at as usize + v.len()].copy_from_slice(v);
-                        written += v.len();
-                        Ok(())
-                    })
-                    .unwrap();
-                    assert_eq!(summary.start, one.start);
-                    assert_eq!(summary.layout, one.layout);
-                    // Blocks move between ranks once there are several.
-                    if ranks == 1 || variant == "3x3" {
-                        assert_eq!(summary.bytes_sent == 0, ranks == 1);
+                    std::thread::scope(|scope| {
+                        let others: Vec<_> = (1..ranks)
+                            .map(|rank| {
+                                let ex = Threads {
+                                    rank,
+                                    size: ranks,
+                                    barrier: barrier.clone(),
+                                    slots: slots.clone(),
+                                };
+                                let game = &game;
+                                scope.spawn(move || {
+                                    solve_dense_on_ranks(game, &ex, &NoProgress, None).unwrap()
+                                })
+                            })
+                            .collect();
+                        let ex = Threads {
+                            rank: 0,
+                            size: ranks,
+                            barrier: barrier.clone(),
+                            slots: slots.clone(),
+                        };
+                        let summary =
+                            solve_dense_on_ranks(&game, &ex, &NoProgress, Some(&mut out)).unwrap();
+                        assert_eq!(summary.start, one.start);
+                        assert_eq!(summary.layout, one.layout);
+                        assert_eq!((summary.waves_resumed, summary.waves), (done, waves));
+                        // Blocks move between ranks once there are several.
+                        if done == 0 && (ranks == 1 || variant == "3x3") {
+                            assert_eq!(summary.bytes_sent == 0, ranks == 1);
+                        }
+                        for h in others {
+                            h.join().unwrap();
+                        }
+                    });
+                    let what = format!("{variant} on {ranks} ranks after {done} waves");
+                    assert!(out.table == one.values(), "{what}");
+                    assert_eq!(out.marked, (done + 1..=waves).collect::<Vec<_>>(), "{what}");
+                    if done == 0 {
+                        assert_eq!(out.written, out.table.len(), "{what}");
                     }
-                    for h in others {
-                        h.join().unwrap();
-                    }
-                });
-                assert_eq!(written, table.len(), "{variant} on {ranks} ranks");
-                assert!(table == one.values(), "{variant} on {ranks} ranks");
+                }
             }
         }
     }

@@ -214,3 +214,68 @@ fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
     assert!(std::fs::read(&out).unwrap() == std::fs::read(&one).unwrap());
     assert!(!checkpoint.exists(), "the checkpoint outlived the book");
 }
+
+#[test]
+fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--game", "dots-and-boxes", "--variant", "2x5"];
+    let one = dir.path().join("one.db");
+    let o = alone(&args, &one);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let out = dir.path().join("table.db");
+    let progress = dir.path().join("table.db.partial.progress");
+    let mut job = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+        .arg(GENERATOR)
+        .args(args)
+        .args(["-q", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Rank 1 dies as soon as the first wave is marked done (of 12).
+    let t0 = std::time::Instant::now();
+    let mut rank1 = None;
+    let killed = loop {
+        if rank1.is_none() {
+            rank1 = rank_process(&out, 1);
+        }
+        if let (Some(pid), true) = (rank1, progress.exists()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            break true;
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(60) || job.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    };
+    let status = job.wait().unwrap();
+    assert!(killed, "the job ended before its first wave was marked");
+    assert!(!status.success(), "the job went on without rank 1");
+    assert!(!out.exists(), "a file under the final name");
+
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+        .arg(GENERATOR)
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("resumed from") && err.contains("of the 12 waves were done"),
+        "{err}"
+    );
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&one).unwrap());
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!left.iter().any(|n| n.contains("partial")), "{left:?}");
+}
