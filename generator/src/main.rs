@@ -311,37 +311,54 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
         .with_context(|| format!("writing {}", output.display()))?;
     // The book is safely written: its checkpoint has served.
     if let Some(path) = checkpoint {
-        if let Err(e) = std::fs::remove_file(&path) {
-            if e.kind() != io::ErrorKind::NotFound {
-                eprintln!("generator: warning: cannot remove {}: {e}", path.display());
-            }
-        }
+        remove_checkpoint(&path);
     }
     let total = t0.elapsed();
+    emit(&summary(
+        &solution_summary(&output, &game, &solution, None, solved, total)?,
+        args.json,
+    ))
+}
 
+/// Removes a book's checkpoint once the book is written (a warning if it
+/// cannot be).
+pub(crate) fn remove_checkpoint(path: &std::path::Path) {
+    if let Err(e) = std::fs::remove_file(path) {
+        if e.kind() != io::ErrorKind::NotFound {
+            eprintln!("generator: warning: cannot remove {}: {e}", path.display());
+        }
+    }
+}
+
+/// The summary of a run that wrote `solution`, which this process holds.
+pub(crate) fn solution_summary<'a>(
+    output: &'a std::path::Path,
+    game: &'a AnyGame,
+    solution: &Solved,
+    ranks: Option<usize>,
+    solved: std::time::Duration,
+    total: std::time::Duration,
+) -> Result<Summary<'a>> {
     let g = game.present();
     let start_value = solution
         .get(g.canonical(g.start()))
         .context("the start position is missing from the solution")?;
-    emit(&summary(
-        &Summary {
-            output: &output,
-            game: &game,
-            start_value,
-            records: solution.record_count(),
-            layer_sizes: match &solution {
-                Solved::Sorted(s) => Some(s.layer_sizes.clone()),
-                Solved::Dense(_) => None,
-            },
-            complete: solution.is_complete(),
-            bytes: boardsolve::db::file_size(&solution),
-            ranks: None,
-            traffic: None,
-            solved,
-            total,
+    Ok(Summary {
+        output,
+        game,
+        start_value,
+        records: solution.record_count(),
+        layer_sizes: match solution {
+            Solved::Sorted(s) => Some(s.layer_sizes.clone()),
+            Solved::Dense(_) => None,
         },
-        args.json,
-    ))
+        complete: solution.is_complete(),
+        bytes: boardsolve::db::file_size(solution),
+        ranks,
+        traffic: None,
+        solved,
+        total,
+    })
 }
 
 /// What a run wrote, for its summary.

@@ -54,6 +54,31 @@ pub struct Job<'a> {
     pub json: bool,
 }
 
+/// What a solve on ranks gave: `None` (the game is not solved on ranks,
+/// which every rank finds alike: a usage error, no abort) or an error,
+/// which ends the job naming this rank.
+fn solved_or_abort<T>(
+    ex: &MpiExchange,
+    game: &AnyGame,
+    outcome: Option<Result<T, SolveError>>,
+) -> Result<T, Failure> {
+    match outcome {
+        None => Err(Failure {
+            code: EXIT_USAGE,
+            error: anyhow!(
+                "{} is not generated over MPI ranks; run generator without mpirun",
+                game.label()
+            ),
+        }),
+        Some(Err(e)) => abort(
+            ex,
+            EXIT_FAILURE,
+            &anyhow::Error::new(e).context(format!("solving {}", game.label())),
+        ),
+        Some(Ok(part)) => Ok(part),
+    }
+}
+
 /// Solves `job.game` on the ranks of `ex` and writes `job.output` from
 /// rank 0.
 pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
@@ -79,24 +104,7 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let t0 = Instant::now();
     let bars = Bars::new(job.quiet || rank != 0);
     let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
-    let part = match game.solve_on_ranks(ex, progress) {
-        None => {
-            // Every rank finds the same: a plain usage error, no abort.
-            return Err(Failure {
-                code: EXIT_USAGE,
-                error: anyhow!(
-                    "{} is not generated over MPI ranks; run generator without mpirun",
-                    game.label()
-                ),
-            });
-        }
-        Some(Err(e)) => abort(
-            ex,
-            EXIT_FAILURE,
-            &anyhow::Error::new(e).context(format!("solving {}", game.label())),
-        ),
-        Some(Ok(part)) => part,
-    };
+    let part = solved_or_abort(ex, game, game.solve_on_ranks(ex, progress))?;
     let solved = t0.elapsed();
     let world = ex.world();
     if rank != 0 {
@@ -210,27 +218,15 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     } else {
         None
     };
-    let summary = match game.solve_dense_on_ranks(
+    let summary = solved_or_abort(
         ex,
-        progress,
-        table.as_mut().map(|o| o as &mut dyn DenseOutput),
-    ) {
-        None => {
-            return Err(Failure {
-                code: EXIT_USAGE,
-                error: anyhow!(
-                    "{} is not generated over MPI ranks; run generator without mpirun",
-                    game.label()
-                ),
-            })
-        }
-        Some(Err(e)) => abort(
+        game,
+        game.solve_dense_on_ranks(
             ex,
-            EXIT_FAILURE,
-            &anyhow::Error::new(e).context(format!("solving {}", game.label())),
+            progress,
+            table.as_mut().map(|o| o as &mut dyn DenseOutput),
         ),
-        Some(Ok(summary)) => summary,
-    };
+    )?;
     if summary.waves_resumed > 0 {
         progress.note(&format!(
             "resumed from {}: {} of the {} waves were done",
@@ -336,35 +332,16 @@ fn book(ex: &MpiExchange, job: &Job<'_>, depth: u32) -> Result<(), Failure> {
     };
     ex.world().barrier();
     // The book is safely written: its checkpoint has served.
-    if let Err(e) = std::fs::remove_file(&checkpoint) {
-        if e.kind() != std::io::ErrorKind::NotFound {
-            eprintln!(
-                "generator: warning: cannot remove {}: {e}",
-                checkpoint.display()
-            );
-        }
-    }
-    let g = game.present();
-    let start_value = solution
-        .get(g.canonical(g.start()))
-        .context("the start position is missing from the solution")?;
+    crate::remove_checkpoint(&checkpoint);
     crate::emit(&crate::summary(
-        &crate::Summary {
+        &crate::solution_summary(
             output,
             game,
-            start_value,
-            records: solution.record_count(),
-            layer_sizes: match &solution {
-                Solved::Sorted(s) => Some(s.layer_sizes.clone()),
-                Solved::Dense(_) => None,
-            },
-            complete: solution.is_complete(),
-            bytes: boardsolve::db::file_size(&solution),
-            ranks: Some(ex.size()),
-            traffic: None,
+            &solution,
+            Some(ex.size()),
             solved,
-            total: t0.elapsed(),
-        },
+            t0.elapsed(),
+        )?,
         job.json,
     ))
 }

@@ -229,6 +229,27 @@ pub fn solve<G: Game + ?Sized>(
     }
     drop(values);
     drop(layers);
+    finish(
+        ex,
+        records,
+        layout,
+        start,
+        layer_sizes,
+        [forward_bytes, backward_bytes],
+    )
+}
+
+/// The end of a solve on ranks: this rank's `records` (packed, in any
+/// order) sent to the ranks of their key ranges, and what every rank
+/// knows of the whole.
+pub(super) fn finish(
+    ex: &Counted<'_>,
+    records: Vec<u64>,
+    layout: RecordLayout,
+    start: u64,
+    layer_sizes: Vec<usize>,
+    [forward_bytes, backward_bytes]: [Vec<u64>; 2],
+) -> Result<RankSolution, SolveError> {
     let records = by_range(ex, records, layout.key_shift)?;
     let counts = ex.all_gather(vec![records.len() as u64])?;
     let records_before = counts[..ex.rank()].iter().sum();

@@ -29,7 +29,7 @@ use super::buckets::{BucketScheme, Bucketed, NO_BUCKET};
 use super::buckets::{ClassSink, MAX_CLASSES};
 use super::layered::{overflow, Cell, SolveError};
 use super::ranks::{
-    by_range, human_bytes, owner, Counted, Exchange, KeyMap as HashMap, RankSolution, ROUND,
+    finish, human_bytes, owner, Counted, Exchange, KeyMap as HashMap, RankSolution, ROUND,
 };
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Progress, Value};
@@ -114,20 +114,14 @@ pub fn solve<G: Bucketed + ?Sized>(
     }
     drop(buckets);
     crate::core::platform::release_free_memory();
-    let records = by_range(ex, records, layout.key_shift)?;
-    let counts = ex.all_gather(vec![records.len() as u64])?;
-    let records_before = counts[..ex.rank()].iter().sum();
-    Ok(RankSolution {
+    finish(
+        ex,
         records,
         layout,
         start,
         layer_sizes,
-        records_before,
-        total_records: counts.iter().sum(),
-        forward_bytes,
-        backward_bytes,
-        total_bytes: ex.total()?,
-    })
+        [forward_bytes, backward_bytes],
+    )
 }
 
 /// The children of a bucket's states, class by class, as the one-process
