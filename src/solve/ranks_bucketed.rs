@@ -622,12 +622,14 @@ fn score_bucket<G: Bucketed + ?Sized>(
         let mut next = run.iter();
         for (i, &counts) in x.counts.iter().enumerate() {
             for _ in 0..(counts >> (4 * c) & 15) {
-                let &child = next
-                    .next()
-                    .ok_or(SolveError::MissingState { state: first })?;
-                let j = ti
-                    .find(tk, child)
-                    .ok_or(SolveError::MissingState { state: child })?;
+                // No error value is built unless it is needed (its drop
+                // would cost a call per edge).
+                let Some(&child) = next.next() else {
+                    return Err(SolveError::MissingState { state: first });
+                };
+                let Some(j) = ti.find(tk, child) else {
+                    return Err(SolveError::MissingState { state: child });
+                };
                 let cell = tv[j];
                 if cell == Cell::UNSET {
                     return Err(SolveError::MissingState { state: child });
