@@ -54,6 +54,16 @@ pub struct Job<'a> {
     pub json: bool,
 }
 
+/// The start's value as the file just written at `output` holds it, for
+/// the summary (no rank holds the whole table to ask).
+fn stored_start_value(game: &AnyGame, output: &Path) -> anyhow::Result<boardsolve::core::Value> {
+    let (db, _) = AnyGame::open(output).context("reading back the file written")?;
+    let g = game.present();
+    let start = g.start();
+    boardsolve::analysis::stored_value(g, &db, start, g.canonical(start))
+        .context("the start position")
+}
+
 /// What a solve on ranks gave: `None` (the game is not solved on ranks,
 /// which every rank finds alike: a usage error, no abort) or an error,
 /// which ends the job naming this rank.
@@ -140,17 +150,11 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     world.barrier();
     let total = t0.elapsed();
 
-    // The summary, with the start's value from the file just written.
-    let (db, _) = AnyGame::open(output).context("reading back the file written")?;
-    let g = game.present();
-    let start = g.start();
-    let start_value = boardsolve::analysis::stored_value(g, &db, start, g.canonical(start))
-        .context("the start position")?;
     crate::emit(&crate::summary(
         &crate::Summary {
             output,
             game,
-            start_value,
+            start_value: stored_start_value(game, output)?,
             records: part.total_records,
             layer_sizes: Some(part.layer_sizes),
             complete: true,
@@ -248,16 +252,11 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     if rank != 0 {
         return Ok(());
     }
-    let (db, _) = AnyGame::open(output).context("reading back the file written")?;
-    let g = game.present();
-    let start = g.start();
-    let start_value = boardsolve::analysis::stored_value(g, &db, start, summary.start)
-        .context("the start position")?;
     crate::emit(&crate::summary(
         &crate::Summary {
             output,
             game,
-            start_value,
+            start_value: stored_start_value(game, output)?,
             records: 1u64 << summary.layout.key_bits,
             layer_sizes: None,
             complete: true,
