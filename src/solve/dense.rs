@@ -431,7 +431,7 @@ pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
         }
         progress.advance(waves[wave as usize].len() as u64);
         let all = ex.sum(bytes_sent.get())?;
-        progress.status(&format!("{:.1} MB exchanged", all as f64 / 1e6));
+        progress.status(&format!("{} exchanged", super::ranks::human_bytes(all)));
     }
     progress.finish_phase();
     Ok(DenseRankSummary {

@@ -20,6 +20,20 @@ fn on_ranks(ranks: usize, args: &[&str], out: &Path) -> Output {
         .expect("mpirun (Open MPI) is installed")
 }
 
+/// `generator ARGS -q -o OUT` started on 2 ranks, its output dropped.
+fn spawn_on_two_ranks(args: &[&str], out: &Path) -> std::process::Child {
+    Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+        .arg(GENERATOR)
+        .args(args)
+        .args(["-q", "-o"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mpirun (Open MPI) is installed")
+}
+
 fn alone(args: &[&str], out: &Path) -> Output {
     Command::new(GENERATOR)
         .args(args)
@@ -162,16 +176,7 @@ fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
 
     let out = dir.path().join("book.db");
     let checkpoint = dir.path().join("book.db.partial-depth7");
-    let job = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
-        .arg(GENERATOR)
-        .args(args)
-        .args(["-q", "-o"])
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let job = spawn_on_two_ranks(&args, &out);
     // Once the checkpoint holds some searches (it starts with a 32-byte
     // header), rank 1 dies.
     let t0 = std::time::Instant::now();
@@ -225,16 +230,7 @@ fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
 
     let out = dir.path().join("table.db");
     let progress = dir.path().join("table.db.partial.progress");
-    let mut job = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
-        .arg(GENERATOR)
-        .args(args)
-        .args(["-q", "-o"])
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut job = spawn_on_two_ranks(&args, &out);
     // Rank 1 dies as soon as the first wave is marked done (of 12).
     let t0 = std::time::Instant::now();
     let mut rank1 = None;
