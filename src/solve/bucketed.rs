@@ -50,7 +50,7 @@ fn has_avx512() -> bool {
 }
 
 /// The most states a bucket may hold: local ids are `u16`.
-const MAX_BUCKET: usize = 1 << 16;
+pub(super) const MAX_BUCKET: usize = 1 << 16;
 
 /// Odd multiplier of the hash (2^64 divided by the golden ratio).
 const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -60,7 +60,7 @@ const AHEAD: usize = 16;
 
 /// A move within a bucket.
 #[derive(Clone, Copy)]
-struct SameEdge {
+pub(super) struct SameEdge {
     parent: u16,
     child: u16,
     kind: Kind,
@@ -136,11 +136,13 @@ fn unshare(chunks: Vec<std::sync::Mutex<Vec<u64>>>) -> Vec<Vec<u64>> {
 /// A bucket's values by local id: one-byte codes into a palette when there
 /// are at most 256 distinct values (British Square has fewer than 70).
 #[derive(Default)]
-struct Values {
-    codes: Vec<u8>,
-    palette: Vec<Cell>,
+pub(super) struct Values {
+    /// Per state, by local id: the place of its value in `palette`.
+    pub(super) codes: Vec<u8>,
+    /// The distinct values, when they fit.
+    pub(super) palette: Vec<Cell>,
     /// The values themselves, when they do not fit a palette.
-    plain: Vec<Cell>,
+    pub(super) plain: Vec<Cell>,
 }
 
 thread_local! {
@@ -151,7 +153,7 @@ thread_local! {
 }
 
 impl Values {
-    fn new(cells: Vec<Cell>) -> Values {
+    pub(super) fn new(cells: Vec<Cell>) -> Values {
         PALETTE_INDEX.with(|index| {
             let index = &mut *index.borrow_mut();
             let mut palette: Vec<Cell> = Vec::new();
@@ -187,8 +189,14 @@ impl Values {
         })
     }
 
+    /// How many states have a value.
+    pub(super) fn len(&self) -> usize {
+        self.codes.len().max(self.plain.len())
+    }
+
+    /// The value of the state of local id `id`.
     #[inline(always)]
-    fn get(&self, id: u16) -> Cell {
+    pub(super) fn get(&self, id: u16) -> Cell {
         if self.plain.is_empty() {
             self.palette[usize::from(self.codes[usize::from(id)])]
         } else {
@@ -244,7 +252,7 @@ impl CountSums {
 /// class after class, where class `c` starts at `at[c]` (and ends at
 /// `at[c + 1]`): [`Bucketed::class_counts`] said how many each class has.
 /// Returns each class's kind of edges.
-fn expand<G: Bucketed + ?Sized>(
+pub(super) fn expand<G: Bucketed + ?Sized>(
     game: &G,
     keys: &[u64],
     at: &[usize],
@@ -283,16 +291,17 @@ fn expand<G: Bucketed + ?Sized>(
 /// a slot holds key + 1 (0 is empty) beside its id. (Lines of 8 slots
 /// compared at once were slower here: most probes end at the first slot.)
 #[derive(Default)]
-struct Probe {
+pub(super) struct Probe {
     slots: Vec<u64>,
     ids: Vec<u32>,
-    keys: Vec<u64>,
+    /// The states inserted, by id.
+    pub(super) keys: Vec<u64>,
     bits: u32,
 }
 
 impl Probe {
     /// Empties the table, sized for about `expected` states.
-    fn reset(&mut self, expected: usize) {
+    pub(super) fn reset(&mut self, expected: usize) {
         let bits = expected
             .saturating_mul(2)
             .max(64)
@@ -374,7 +383,7 @@ impl Probe {
     /// Inserts every key of `keys`, writing their ids (truncated to 16
     /// bits: the caller checks the size) to `ids`, as long. The home slots of the
     /// keys a few places ahead are fetched early: the probes are independent.
-    fn insert_all(&mut self, keys: &[u64], ids: &mut [u16]) {
+    pub(super) fn insert_all(&mut self, keys: &[u64], ids: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
         if has_avx512() {
             // SAFETY: the processor has the features (checked).
@@ -456,6 +465,62 @@ impl Probe {
     }
 }
 
+/// Closes a bucket whose states `probe` holds under its same-bucket moves
+/// (forced passes), whose children get ids past the others; returns those
+/// moves, grouped by parent, and the bucket's moves of each class. Checks
+/// each state's key width, and its bucket and layer in debug builds.
+pub(super) fn close<G: Bucketed + ?Sized>(
+    game: &G,
+    scheme: &BucketScheme,
+    bucket: u32,
+    key_bits: u32,
+    probe: &mut Probe,
+    edges: &mut Vec<Edge>,
+) -> Result<(Vec<SameEdge>, [usize; MAX_CLASSES]), SolveError> {
+    let layer = scheme.layer(bucket);
+    let mut same = Vec::new();
+    let mut moves = CountSums::default();
+    let mut i = 0;
+    while i < probe.keys.len() {
+        let key = probe.keys[i];
+        let broken = |reason| SolveError::BucketContract { state: key, reason };
+        if i >= MAX_BUCKET {
+            return Err(broken("its bucket holds more than 65,536 states"));
+        }
+        if key.checked_shr(key_bits).unwrap_or(0) != 0 {
+            return Err(SolveError::KeyTooWide {
+                state: key,
+                bits: key_bits,
+            });
+        }
+        // The game's bucket contract, per state: in debug builds (the
+        // tests). In release builds a state in a wrong bucket shows up
+        // as a key named twice, which `pack_sorted` refuses.
+        if cfg!(debug_assertions) {
+            if game.bucket(key) != bucket {
+                return Err(broken("a move leads elsewhere than its class's bucket"));
+            }
+            if game.layer(key) != layer {
+                return Err(broken("its layer is not its bucket's"));
+            }
+        }
+        edges.clear();
+        let counts = game.counts_and_same_bucket_children(key, edges);
+        // Classes past the scheme's are refused when the state expands.
+        moves.add(counts);
+        for e in edges.iter() {
+            let child = probe.insert(e.child);
+            same.push(SameEdge {
+                parent: i as u16,
+                child: child as u16,
+                kind: (e.reward, e.again),
+            });
+        }
+        i += 1;
+    }
+    Ok((same, moves.finish()))
+}
+
 #[derive(Default)]
 struct NameScratch {
     probe: Probe,
@@ -493,47 +558,7 @@ fn name<G: Bucketed + ?Sized>(
             s.probe.insert_all(src, head);
             rest = tail;
         }
-        let layer = scheme.layer(bucket);
-        let mut same = Vec::new();
-        let mut moves = CountSums::default();
-        let mut i = 0;
-        while i < s.probe.keys.len() {
-            let key = s.probe.keys[i];
-            let broken = |reason| SolveError::BucketContract { state: key, reason };
-            if i >= MAX_BUCKET {
-                return Err(broken("its bucket holds more than 65,536 states"));
-            }
-            if key.checked_shr(key_bits).unwrap_or(0) != 0 {
-                return Err(SolveError::KeyTooWide {
-                    state: key,
-                    bits: key_bits,
-                });
-            }
-            // The game's bucket contract, per state: in debug builds (the
-            // tests). In release builds a state in a wrong bucket shows up
-            // as a key named twice, which `pack_sorted` refuses.
-            if cfg!(debug_assertions) {
-                if game.bucket(key) != bucket {
-                    return Err(broken("a move leads elsewhere than its class's bucket"));
-                }
-                if game.layer(key) != layer {
-                    return Err(broken("its layer is not its bucket's"));
-                }
-            }
-            s.edges.clear();
-            let counts = game.counts_and_same_bucket_children(key, &mut s.edges);
-            // Classes past the scheme's are refused when the state expands.
-            moves.add(counts);
-            for e in &s.edges {
-                let child = s.probe.insert(e.child);
-                same.push(SameEdge {
-                    parent: i as u16,
-                    child: child as u16,
-                    kind: (e.reward, e.again),
-                });
-            }
-            i += 1;
-        }
+        let (same, moves) = close(game, scheme, bucket, key_bits, &mut s.probe, &mut s.edges)?;
         Ok(Named {
             keys: {
                 // This thread's chunk (the last one off the pool's threads).
@@ -557,31 +582,9 @@ fn name<G: Bucketed + ?Sized>(
                 }
             },
             same,
-            moves: moves.finish(),
+            moves,
         })
     })
-}
-
-/// The edges of one class of a bucket, as the backward pass reads them.
-struct ClassView<'a> {
-    /// Their child ids.
-    ids: &'a [u16],
-    target: &'a Values,
-    kind: Kind,
-    /// The preference of a move into each palette code.
-    table: [i64; 256],
-}
-
-impl ClassView<'_> {
-    /// The preference of the move into child `id`.
-    #[inline(always)]
-    fn preference(&self, id: u16) -> i64 {
-        if self.target.plain.is_empty() {
-            self.table[usize::from(self.target.codes[usize::from(id)])]
-        } else {
-            through(self.kind.0, self.kind.1, self.target.get(id))
-        }
-    }
 }
 
 thread_local! {
@@ -606,26 +609,65 @@ fn score<G: Bucketed + ?Sized>(
 ) -> Result<Values, SolveError> {
     let bucket = &buckets[b as usize];
     let classes = scheme.classes();
-    let n = bucket.keys.len();
+    score_states(
+        game,
+        bucket.keys.get(chunks),
+        &bucket.same,
+        |c| {
+            let Some(&Some(kind)) = bucket.kinds.get(c) else {
+                return Ok(None);
+            };
+            let target = &buckets[scheme.next(b, c) as usize];
+            let at = target.ids_at + visit_at[b as usize * classes + c] as usize;
+            Ok(Some(ClassEdges {
+                ids: ids.get(at..).unwrap_or(&[]),
+                target: &target.values,
+                kind,
+            }))
+        },
+        classes,
+        k,
+        layout,
+    )
+}
+
+/// The moves of one class of a bucket's states, as the backward pass
+/// reads them.
+pub(super) struct ClassEdges<'a> {
+    /// The child ids of the class's moves, state after state (what follows
+    /// them is not read).
+    pub(super) ids: &'a [u16],
+    /// The values of the bucket they lead to.
+    pub(super) target: &'a Values,
+    /// What each of the moves is.
+    pub(super) kind: Kind,
+}
+
+/// Scores the states `keys` of a bucket of layer `k`, whose moves of class
+/// `c` are `class(c)` (for each of the scheme's `classes`; `None` when
+/// there are none, an error when they cannot be read) and whose moves within the bucket are `same`.
+pub(super) fn score_states<'a, G: Bucketed + ?Sized>(
+    game: &G,
+    keys: &[u64],
+    same: &[SameEdge],
+    class: impl Fn(usize) -> Result<Option<ClassEdges<'a>>, SolveError>,
+    classes: usize,
+    k: usize,
+    layout: &RecordLayout,
+) -> Result<Values, SolveError> {
+    let n = keys.len();
     let mut best = vec![i64::MIN; n];
     SCORE.with(|scratch| {
         let (packed, parents) = &mut *scratch.borrow_mut();
         packed.clear();
-        packed.extend(
-            bucket
-                .keys
-                .get(chunks)
-                .iter()
-                .map(|&key| game.class_counts(key)),
-        );
-        for (c, kind) in bucket.kinds.iter().enumerate() {
-            let Some(kind) = *kind else {
+        packed.extend(keys.iter().map(|&key| game.class_counts(key)));
+        for c in 0..classes {
+            let Some(view) = class(c)? else {
                 continue;
             };
-            let target = &buckets[scheme.next(b, c) as usize];
             let mut table = [i64::MIN; 256];
-            for (t, &v) in table.iter_mut().zip(&target.values.palette) {
-                *t = through(kind.0, kind.1, v);
+            for (t, &v) in table.iter_mut().zip(&view.target.palette) {
+                *t = through(view.kind.0, view.kind.1, v);
             }
             // The state of each edge, without a branch per state: write 16
             // copies (no state has more than 15 edges of a class; the
@@ -640,22 +682,26 @@ fn score<G: Bucketed + ?Sized>(
                 out[len..len + 16].copy_from_slice(&[i as u16; 16]);
                 len += (p >> shift & 15) as usize;
             }
-            let at = visit_at[b as usize * classes + c] as usize;
-            let view = ClassView {
-                ids: &ids[target.ids_at + at..target.ids_at + at + len],
-                target: &target.values,
-                kind,
-                table,
-            };
+            if view.ids.len() < len {
+                return Err(SolveError::BucketContract {
+                    state: keys.first().copied().unwrap_or(0),
+                    reason: "its bucket's moves of a class are not its class counts",
+                });
+            }
+            let coded = view.target.plain.is_empty();
             // The best edge of each state, in one pass without branches:
             // the edges of a state are in a row, so a running maximum that
             // starts from the state's best of the classes before, stored
-            // after every edge, leaves its best in `best` (`expand` checked
-            // the counts, so every state index is in range).
+            // after every edge, leaves its best in `best` (the expansion
+            // checked the counts, so every state index is in range).
             let mut running = i64::MIN;
             let mut prev = u16::MAX;
             for (&parent, &id) in parents[..len].iter().zip(view.ids) {
-                let v = view.preference(id);
+                let v = if coded {
+                    table[usize::from(view.target.codes[usize::from(id)])]
+                } else {
+                    through(view.kind.0, view.kind.1, view.target.get(id))
+                };
                 let slot = &mut best[usize::from(parent)];
                 let base = if parent == prev { running } else { *slot };
                 running = base.max(v);
@@ -663,11 +709,11 @@ fn score<G: Bucketed + ?Sized>(
                 *slot = running;
             }
         }
-    });
-    let n = best.len();
+        Ok(())
+    })?;
     let mut cells = vec![Cell::UNSET; n];
     let mut waits = vec![false; n];
-    for e in &bucket.same {
+    for e in same {
         waits[usize::from(e.parent)] = true;
     }
     for ((cell, &best), &wait) in cells.iter_mut().zip(&best).zip(&waits) {
@@ -677,7 +723,7 @@ fn score<G: Bucketed + ?Sized>(
     }
     // The parents of moves within the bucket, in rounds: each scores those
     // whose children are all scored.
-    let mut pending: Vec<&[SameEdge]> = bucket.same.chunk_by(|a, b| a.parent == b.parent).collect();
+    let mut pending: Vec<&[SameEdge]> = same.chunk_by(|a, b| a.parent == b.parent).collect();
     while !pending.is_empty() {
         let mut still = Vec::new();
         for &edges in &pending {
@@ -1261,21 +1307,49 @@ mod tests {
         let honest = solve(&BritishSquare::from_variant("4x4").unwrap(), &NoProgress)
             .expect("solves")
             .records;
-        for lie in [Lie::Bucket, Lie::Counts, Lie::Class, Lie::Kind] {
+        // In one process and on ranks (here one).
+        let lies = [Lie::Bucket, Lie::Counts, Lie::Class, Lie::Kind];
+        for (lie, on_ranks) in lies.into_iter().flat_map(|l| [(l, false), (l, true)]) {
             let g = Broken(BritishSquare::from_variant("4x4").unwrap(), lie);
-            match solve(&g, &NoProgress) {
+            let solved = if on_ranks {
+                crate::solve::ranks_bucketed::solve(&g, &Alone, &NoProgress).map(|s| s.records)
+            } else {
+                solve(&g, &NoProgress).map(|s| s.records)
+            };
+            match solved {
                 Err(SolveError::BucketContract { .. }) => {}
                 // Release builds check each state's bucket only through
                 // its consequences: a bucket the solver never uses changes
                 // nothing.
-                Ok(s) if !cfg!(debug_assertions) && matches!(lie, Lie::Bucket) => {
-                    assert_eq!(s.records, honest, "{lie:?}");
+                Ok(records) if !cfg!(debug_assertions) && matches!(lie, Lie::Bucket) => {
+                    assert_eq!(records, honest, "{lie:?}");
                 }
-                other => panic!("{lie:?}: {:?}", other.map(|s| s.records.len())),
+                other => panic!("{lie:?}, on ranks {on_ranks}: {:?}", other.map(|r| r.len())),
             }
         }
         // The honest game solves.
         let g = Broken(BritishSquare::from_variant("4x4").unwrap(), Lie::Bucket);
         assert!(super::super::solve(&g, &NoProgress).is_ok());
+    }
+
+    /// The one rank of a job on its own.
+    struct Alone;
+
+    impl crate::solve::ranks::Exchange for Alone {
+        fn rank(&self) -> usize {
+            0
+        }
+        fn size(&self) -> usize {
+            1
+        }
+        fn all_to_all(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, SolveError> {
+            Ok(outgoing)
+        }
+        fn sum(&self, x: u64) -> Result<u64, SolveError> {
+            Ok(x)
+        }
+        fn all_gather(&self, items: Vec<u64>) -> Result<Vec<u64>, SolveError> {
+            Ok(items)
+        }
     }
 }
