@@ -5,9 +5,10 @@
 //!   ([`AnyGame::solve_on_ranks`]); then rank 0 writes the file, its own
 //!   stretch of records first, then each other rank's, received in bounded
 //!   chunks, so no rank ever holds the whole table.
-//! - An opening book: rank 0 builds it as one process does, with its
-//!   checkpoint, while every other rank searches states of the deepest
-//!   layer that rank 0 hands out as they ask ([`AnyGame::search_for_farm`]).
+//! - An opening book: every rank holds its share of every layer and
+//!   searches its share of the deepest, as rank 0 deals it, with rank 0's
+//!   checkpoint ([`AnyGame::build_book_on_ranks`]); then rank 0 writes the
+//!   file as for a complete solve.
 //!
 //! Rank 0 alone draws progress and prints the summary. An error on any rank
 //! is printed with the rank's number and ends the whole job.
@@ -19,13 +20,13 @@ use anyhow::{anyhow, Context};
 use boardsolve::bars::Bars;
 use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
 use boardsolve::core::RecordLayout;
-use boardsolve::core::{NoProgress, Progress, Solved};
+use boardsolve::core::{NoProgress, Progress};
 use boardsolve::db::writer::{DenseStream, SortedStream};
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::{self, BookOptions};
 use boardsolve::solve::dense::DenseOutput;
 use boardsolve::solve::mpi::{MpiExchange, MpiFarm};
-use boardsolve::solve::ranks::Exchange;
+use boardsolve::solve::ranks::{Exchange, RankSolution};
 use boardsolve::solve::SolveError;
 use mpi::topology::Communicator;
 use mpi::traits::*;
@@ -116,8 +117,61 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
     let part = solved_or_abort(ex, game, game.solve_on_ranks(ex, progress))?;
     let solved = t0.elapsed();
-    let world = ex.world();
+    write_parts(ex, output, game, &part, true)?;
     if rank != 0 {
+        return Ok(());
+    }
+    announce(job, ex.size(), &part, true, 0, solved, t0)
+}
+
+/// Rank 0's summary of the file written from the parts of `ranks` ranks
+/// (`part` is its own; the figures every rank knows), with `more_bytes`
+/// exchanged besides the part's.
+fn announce(
+    job: &Job<'_>,
+    ranks: usize,
+    part: &RankSolution,
+    complete: bool,
+    more_bytes: u64,
+    solved: std::time::Duration,
+    t0: Instant,
+) -> Result<(), Failure> {
+    let (game, output) = (job.game, job.output);
+    crate::emit(&crate::summary(
+        &crate::Summary {
+            output,
+            game,
+            start_value: stored_start_value(game, output)?,
+            records: part.total_records,
+            layer_sizes: Some(part.layer_sizes.clone()),
+            complete,
+            bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
+            ranks: Some(ranks),
+            traffic: Some(crate::Traffic {
+                total: part.total_bytes + more_bytes,
+                forward: part.forward_bytes.clone(),
+                backward: part.backward_bytes.clone(),
+            }),
+            solved,
+            total: t0.elapsed(),
+        },
+        job.json,
+    ))
+}
+
+/// Writes `output` from the parts of the ranks: rank 0 its own stretch of
+/// records first, then each other rank's, received in bounded chunks; the
+/// other ranks send theirs. `complete` is the header's flag. Every rank
+/// returns once the file is in place.
+fn write_parts(
+    ex: &MpiExchange,
+    output: &Path,
+    game: &AnyGame,
+    part: &RankSolution,
+    complete: bool,
+) -> Result<(), Failure> {
+    let world = ex.world();
+    if ex.rank() != 0 {
         let root = world.process_at_rank(0);
         root.send(&(part.records.len() as u64));
         for chunk in part.records.chunks(CHUNK) {
@@ -128,7 +182,7 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     }
     let written = (|| -> anyhow::Result<()> {
         let desc = game.game().descriptor();
-        let mut stream = SortedStream::create(output, desc, part.layout, part.start, true)?;
+        let mut stream = SortedStream::create(output, desc, part.layout, part.start, complete)?;
         stream.append(&part.records)?;
         for r in 1..world.size() {
             let from = world.process_at_rank(r);
@@ -148,28 +202,7 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
         abort(ex, EXIT_FAILURE, &e);
     }
     world.barrier();
-    let total = t0.elapsed();
-
-    crate::emit(&crate::summary(
-        &crate::Summary {
-            output,
-            game,
-            start_value: stored_start_value(game, output)?,
-            records: part.total_records,
-            layer_sizes: Some(part.layer_sizes),
-            complete: true,
-            bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
-            ranks: Some(world.size() as usize),
-            traffic: Some(crate::Traffic {
-                total: part.total_bytes,
-                forward: part.forward_bytes.clone(),
-                backward: part.backward_bytes.clone(),
-            }),
-            solved,
-            total,
-        },
-        job.json,
-    ))
+    Ok(())
 }
 
 /// Rank 0's table file, as the dense solver's output.
@@ -274,8 +307,9 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     ))
 }
 
-/// Builds `job.game`'s book of `depth` on rank 0, the other ranks searching
-/// for it, and writes it from rank 0.
+/// Builds `job.game`'s book of `depth` on the ranks, each holding its share
+/// of every layer and searching its share of the deepest, and writes it
+/// from rank 0, which keeps the search's checkpoint.
 fn book(ex: &MpiExchange, job: &Job<'_>, depth: u32) -> Result<(), Failure> {
     let (game, output) = (job.game, job.output);
     let rank = ex.rank();
@@ -298,49 +332,45 @@ fn book(ex: &MpiExchange, job: &Job<'_>, depth: u32) -> Result<(), Failure> {
     if let Some(bits) = job.table_bits {
         options.table_bits = bits;
     }
-    let t0 = Instant::now();
-    if rank != 0 {
-        if let Some(Err(e)) = game.search_for_farm(&options, &farm) {
-            abort(
-                ex,
-                EXIT_FAILURE,
-                &anyhow::Error::new(e).context("searching for the book"),
-            );
+    let checkpoint = book::checkpoint_path(output, depth);
+    if rank == 0 {
+        if let Err(e) = book::check_checkpoint_path(&checkpoint) {
+            abort(ex, EXIT_FAILURE, &anyhow::Error::new(e));
         }
-        ex.world().barrier();
+        options.checkpoint = Some(checkpoint.clone());
+    }
+    let t0 = Instant::now();
+    let bars = Bars::new(job.quiet || rank != 0);
+    let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
+    let built = match game.build_book_on_ranks(&options, ex, &farm, progress) {
+        None => {
+            return Err(Failure {
+                code: EXIT_USAGE,
+                error: anyhow!("{} has no opening book", game.label()),
+            })
+        }
+        Some(Ok(built)) => built,
+        Some(Err(e)) => abort(
+            ex,
+            EXIT_FAILURE,
+            &anyhow::Error::new(e).context(format!("building the {} opening book", game.label())),
+        ),
+    };
+    let solved = t0.elapsed();
+    let part = &built.part;
+    write_parts(ex, output, game, part, built.complete)?;
+    if rank != 0 {
         return Ok(());
     }
-    let bars = Bars::new(job.quiet);
-    let checkpoint = book::checkpoint_path(output, depth);
-    let built = (|| -> anyhow::Result<_> {
-        book::check_checkpoint_path(&checkpoint)?;
-        options.checkpoint = Some(checkpoint.clone());
-        let solution = game
-            .build_book_farmed(&options, &farm, &bars)
-            .context("this game has no opening book")?
-            .with_context(|| format!("building the {} opening book", game.label()))?;
-        let solved = t0.elapsed();
-        let solution = Solved::from(solution);
-        boardsolve::db::write_database(output, game.game().descriptor(), &solution)
-            .with_context(|| format!("writing {}", output.display()))?;
-        Ok((solution, solved))
-    })();
-    let (solution, solved) = match built {
-        Ok(done) => done,
-        Err(e) => abort(ex, EXIT_FAILURE, &e),
-    };
-    ex.world().barrier();
     // The book is safely written: its checkpoint has served.
     crate::remove_checkpoint(&checkpoint);
-    crate::emit(&crate::summary(
-        &crate::solution_summary(
-            output,
-            game,
-            &solution,
-            Some(ex.size()),
-            solved,
-            t0.elapsed(),
-        )?,
-        job.json,
-    ))
+    announce(
+        job,
+        ex.size(),
+        part,
+        built.complete,
+        built.search_bytes,
+        solved,
+        t0,
+    )
 }

@@ -21,11 +21,11 @@ use crate::games::dandelions::{self, Dandelions};
 use crate::games::dots_and_boxes::{self, DotsAndBoxes};
 use crate::render::Presentation;
 #[cfg(feature = "engine")]
-use crate::solve::book::farm::{search_for_farm, Farm};
+use crate::solve::book::farm::Farm;
 #[cfg(feature = "search")]
 use crate::solve::book::BookError;
 #[cfg(feature = "engine")]
-use crate::solve::book::{build_book, build_book_farmed, BookOptions};
+use crate::solve::book::{build_book, build_book_on_ranks, BookOptions, RankBook};
 #[cfg(feature = "engine")]
 use crate::solve::dense::solve_dense;
 #[cfg(feature = "search")]
@@ -377,34 +377,21 @@ impl AnyGame {
         }
     }
 
-    /// [`AnyGame::build_book`] on rank 0 of `farm`, whose other ranks
-    /// search with it ([`AnyGame::search_for_farm`]).
+    /// [`AnyGame::build_book`] on the ranks of a job: every rank calls
+    /// this, holds its share of the book and searches its share of the
+    /// deepest layer ([`crate::solve::book::build_book_on_ranks`]); `None`
+    /// for a game without a book.
     #[cfg(feature = "engine")]
-    pub fn build_book_farmed(
+    pub fn build_book_on_ranks(
         &self,
         options: &BookOptions,
+        ex: &dyn solve::ranks::Exchange,
         farm: &dyn Farm,
         progress: &dyn Progress,
-    ) -> Option<Result<Solution, BookError>> {
+    ) -> Option<Result<RankBook, BookError>> {
         match self {
-            AnyGame::ConnectFour(g) => Some(build_book_farmed(g, options, Some(farm), progress)),
-            AnyGame::Dandelions(g) => Some(build_book_farmed(g, options, Some(farm), progress)),
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
-    }
-
-    /// On a rank of `farm` other than 0: searches the states rank 0 sends
-    /// while it builds the book with the same `options`; `None` for a game
-    /// without a book.
-    #[cfg(feature = "engine")]
-    pub fn search_for_farm(
-        &self,
-        options: &BookOptions,
-        farm: &dyn Farm,
-    ) -> Option<Result<(), BookError>> {
-        match self {
-            AnyGame::ConnectFour(g) => Some(search_for_farm(g, options, farm)),
-            AnyGame::Dandelions(g) => Some(search_for_farm(g, options, farm)),
+            AnyGame::ConnectFour(g) => Some(build_book_on_ranks(g, options, ex, farm, progress)),
+            AnyGame::Dandelions(g) => Some(build_book_on_ranks(g, options, ex, farm, progress)),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }

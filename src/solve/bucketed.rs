@@ -1312,7 +1312,10 @@ mod tests {
         for (lie, on_ranks) in lies.into_iter().flat_map(|l| [(l, false), (l, true)]) {
             let g = Broken(BritishSquare::from_variant("4x4").unwrap(), lie);
             let solved = if on_ranks {
-                crate::solve::ranks_bucketed::solve(&g, &Alone, &NoProgress).map(|s| s.records)
+                crate::solve::threads::on_threads(1, |ex| {
+                    crate::solve::ranks_bucketed::solve(&g, ex, &NoProgress).map(|s| s.records)
+                })
+                .remove(0)
             } else {
                 solve(&g, &NoProgress).map(|s| s.records)
             };
@@ -1330,26 +1333,5 @@ mod tests {
         // The honest game solves.
         let g = Broken(BritishSquare::from_variant("4x4").unwrap(), Lie::Bucket);
         assert!(super::super::solve(&g, &NoProgress).is_ok());
-    }
-
-    /// The one rank of a job on its own.
-    struct Alone;
-
-    impl crate::solve::ranks::Exchange for Alone {
-        fn rank(&self) -> usize {
-            0
-        }
-        fn size(&self) -> usize {
-            1
-        }
-        fn all_to_all(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, SolveError> {
-            Ok(outgoing)
-        }
-        fn sum(&self, x: u64) -> Result<u64, SolveError> {
-            Ok(x)
-        }
-        fn all_gather(&self, items: Vec<u64>) -> Result<Vec<u64>, SolveError> {
-            Ok(items)
-        }
     }
 }

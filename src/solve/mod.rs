@@ -65,6 +65,8 @@ pub mod ranks_bucketed;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, feature = "engine"))]
+mod threads;
 
 #[cfg(feature = "engine")]
 pub use layered::{solve, SolveError};

@@ -144,8 +144,14 @@ impl MpiFarm {
         }
     }
 
-    /// Waits for a message from `source` (any rank if `None`).
-    fn wait(&self, source: Option<usize>) -> Result<(usize, Vec<u64>), BookError> {
+    /// Waits for a message from `source` (any rank if `None`), for at most
+    /// about `patience` if given.
+    fn wait(
+        &self,
+        source: Option<usize>,
+        patience: Option<std::time::Duration>,
+    ) -> Result<Option<(usize, Vec<u64>)>, BookError> {
+        let deadline = patience.map(|p| std::time::Instant::now() + p);
         let mut polls = 0u32;
         loop {
             let status = match source {
@@ -155,7 +161,10 @@ impl MpiFarm {
             if let Some(status) = status {
                 let from = status.source_rank();
                 let (words, _) = self.comm.process_at_rank(from).receive_vec::<u64>();
-                return Ok((usize::try_from(from).unwrap_or(0), words));
+                return Ok(Some((usize::try_from(from).unwrap_or(0), words)));
+            }
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Ok(None);
             }
             polls += 1;
             if polls < 1000 {
@@ -187,11 +196,17 @@ impl Farm for MpiFarm {
         Ok(())
     }
 
-    fn receive_any(&self) -> Result<(usize, Vec<u64>), BookError> {
-        self.wait(None)
+    fn receive_any(
+        &self,
+        patience: std::time::Duration,
+    ) -> Result<Option<(usize, Vec<u64>)>, BookError> {
+        self.wait(None, Some(patience))
     }
 
     fn receive_from(&self, from: usize) -> Result<Vec<u64>, BookError> {
-        Ok(self.wait(Some(from))?.1)
+        match self.wait(Some(from), None)? {
+            Some((_, words)) => Ok(words),
+            None => Err(BookError::Farm(format!("no message from rank {from}"))),
+        }
     }
 }

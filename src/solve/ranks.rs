@@ -523,45 +523,7 @@ mod tests {
     use super::*;
     use crate::core::NoProgress;
     use crate::games::british_square::BritishSquare;
-    use std::sync::{Arc, Barrier, Mutex};
-
-    /// Ranks as threads of one process, exchanging through shared slots.
-    struct Threads {
-        rank: usize,
-        size: usize,
-        barrier: Arc<Barrier>,
-        /// `slots[from][to]`: what `from` sends `to` in the current round.
-        slots: Arc<Mutex<Vec<Vec<Vec<u64>>>>>,
-    }
-
-    impl Exchange for Threads {
-        fn rank(&self) -> usize {
-            self.rank
-        }
-        fn size(&self) -> usize {
-            self.size
-        }
-        fn all_to_all(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, SolveError> {
-            self.barrier.wait();
-            self.slots.lock().unwrap()[self.rank] = outgoing;
-            self.barrier.wait();
-            let incoming = {
-                let slots = self.slots.lock().unwrap();
-                (0..self.size)
-                    .map(|from| slots[from][self.rank].clone())
-                    .collect()
-            };
-            self.barrier.wait();
-            Ok(incoming)
-        }
-        fn sum(&self, x: u64) -> Result<u64, SolveError> {
-            Ok(self.all_gather(vec![x])?.iter().sum())
-        }
-        fn all_gather(&self, items: Vec<u64>) -> Result<Vec<u64>, SolveError> {
-            let incoming = self.all_to_all(vec![items; self.size])?;
-            Ok(incoming.into_iter().flatten().collect())
-        }
-    }
+    use crate::solve::threads::Threads;
 
     fn on_threads(game: &BritishSquare, ranks: usize) -> Vec<RankSolution> {
         on_threads_with(game, ranks, &|g, ex| solve(g, ex, &NoProgress).unwrap())
@@ -572,22 +534,7 @@ mod tests {
         ranks: usize,
         solver: &(dyn Fn(&BritishSquare, &Threads) -> RankSolution + Sync),
     ) -> Vec<RankSolution> {
-        let barrier = Arc::new(Barrier::new(ranks));
-        let slots = Arc::new(Mutex::new(vec![vec![Vec::new(); ranks]; ranks]));
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..ranks)
-                .map(|rank| {
-                    let ex = Threads {
-                        rank,
-                        size: ranks,
-                        barrier: barrier.clone(),
-                        slots: slots.clone(),
-                    };
-                    scope.spawn(move || solver(game, &ex))
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        })
+        crate::solve::threads::on_threads(ranks, |ex| solver(game, ex))
     }
 
     #[test]
@@ -686,48 +633,29 @@ mod tests {
                             }
                         })
                         .collect();
-                    let barrier = Arc::new(Barrier::new(ranks));
-                    let slots = Arc::new(Mutex::new(vec![vec![Vec::new(); ranks]; ranks]));
-                    let mut out = TableOutput {
+                    let out = std::sync::Mutex::new(TableOutput {
                         table,
                         written: 0,
                         done,
                         marked: Vec::new(),
-                    };
-                    std::thread::scope(|scope| {
-                        let others: Vec<_> = (1..ranks)
-                            .map(|rank| {
-                                let ex = Threads {
-                                    rank,
-                                    size: ranks,
-                                    barrier: barrier.clone(),
-                                    slots: slots.clone(),
-                                };
-                                let game = &game;
-                                scope.spawn(move || {
-                                    solve_dense_on_ranks(game, &ex, &NoProgress, None).unwrap()
-                                })
-                            })
-                            .collect();
-                        let ex = Threads {
-                            rank: 0,
-                            size: ranks,
-                            barrier: barrier.clone(),
-                            slots: slots.clone(),
-                        };
-                        let summary =
-                            solve_dense_on_ranks(&game, &ex, &NoProgress, Some(&mut out)).unwrap();
-                        assert_eq!(summary.start, one.start);
-                        assert_eq!(summary.layout, one.layout);
-                        assert_eq!((summary.waves_resumed, summary.waves), (done, waves));
-                        // Blocks move between ranks once there are several.
-                        if done == 0 && (ranks == 1 || variant == "3x3") {
-                            assert_eq!(summary.bytes_sent == 0, ranks == 1);
-                        }
-                        for h in others {
-                            h.join().unwrap();
+                    });
+                    let summaries = crate::solve::threads::on_threads(ranks, |ex| {
+                        if ex.rank() == 0 {
+                            let mut out = out.lock().unwrap();
+                            solve_dense_on_ranks(&game, ex, &NoProgress, Some(&mut *out)).unwrap()
+                        } else {
+                            solve_dense_on_ranks(&game, ex, &NoProgress, None).unwrap()
                         }
                     });
+                    let summary = &summaries[0];
+                    assert_eq!(summary.start, one.start);
+                    assert_eq!(summary.layout, one.layout);
+                    assert_eq!((summary.waves_resumed, summary.waves), (done, waves));
+                    // Blocks move between ranks once there are several.
+                    if done == 0 && (ranks == 1 || variant == "3x3") {
+                        assert_eq!(summary.bytes_sent == 0, ranks == 1);
+                    }
+                    let out = out.into_inner().unwrap();
                     let what = format!("{variant} on {ranks} ranks after {done} waves");
                     assert!(out.table == one.values(), "{what}");
                     assert_eq!(out.marked, (done + 1..=waves).collect::<Vec<_>>(), "{what}");

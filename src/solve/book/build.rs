@@ -13,7 +13,6 @@ use rayon::prelude::*;
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress, Solution, Value};
 
-use super::farm::{self, Farm};
 use super::{check_checkpoint_path, BookError, BookGame, BookOptions};
 use crate::solve::index::SortedIndex;
 
@@ -24,18 +23,6 @@ const CHUNK: usize = 4096;
 pub fn build_book<G: BookGame>(
     game: &G,
     options: &BookOptions,
-    progress: &dyn Progress,
-) -> Result<Solution, BookError> {
-    build_book_farmed(game, options, None, progress)
-}
-
-/// [`build_book`] on rank 0 of `farm`, whose other ranks help with the
-/// deepest layer's searches ([`farm::search_for_farm`]); with `None`, or a
-/// farm of one rank, the same as [`build_book`].
-pub fn build_book_farmed<G: BookGame>(
-    game: &G,
-    options: &BookOptions,
-    farm: Option<&dyn Farm>,
     progress: &dyn Progress,
 ) -> Result<Solution, BookError> {
     let last = game.layer_count().saturating_sub(1);
@@ -71,15 +58,8 @@ pub fn build_book_farmed<G: BookGame>(
 
     // 2. The deepest layer, by search.
     let deepest = &layers[depth];
-    let (mut values, all_final) = search_layer(
-        game,
-        deepest,
-        depth as u32,
-        &layout,
-        options,
-        farm,
-        progress,
-    )?;
+    let (mut values, all_final) =
+        search_layer(game, deepest, depth as u32, &layout, options, progress)?;
 
     // 3. Every shallower layer, by minimax over its children.
     let mut all_values: Vec<Vec<Value>> = Vec::with_capacity(depth + 1);
@@ -220,10 +200,11 @@ fn parse_checkpoint(bytes: &[u8], header: &[u8; HEADER_LEN]) -> Contents {
 }
 
 /// An open checkpoint: the records it held, and the file to append to.
-struct Checkpoint {
+pub(super) struct Checkpoint {
     path: PathBuf,
     file: File,
-    done: Vec<u64>,
+    /// The records it held when it was opened.
+    pub(super) done: Vec<u64>,
 }
 
 impl Checkpoint {
@@ -233,7 +214,7 @@ impl Checkpoint {
     /// reports) and the search starts over. A path that is not a regular
     /// file (a symbolic link, a device, a named pipe) is refused: the
     /// checkpoint is only ever written where a file of its own can be.
-    fn open(
+    pub(super) fn open(
         path: &Path,
         game: &dyn Game,
         depth: u32,
@@ -293,7 +274,7 @@ impl Checkpoint {
     }
 
     /// Appends records as one chunk and makes them durable.
-    fn append(&mut self, batch: &[u64]) -> Result<(), BookError> {
+    pub(super) fn append(&mut self, batch: &[u64]) -> Result<(), BookError> {
         if batch.is_empty() {
             return Ok(());
         }
@@ -313,6 +294,44 @@ impl Checkpoint {
             self.file.write_all(&bytes).map_err(io)?;
         }
         self.file.sync_data().map_err(io)
+    }
+}
+
+/// Values found, on their way to the checkpoint (if any): appended and made
+/// durable every [`FLUSH_EVERY`], and when flushed.
+pub(super) struct Saver {
+    checkpoint: Option<Checkpoint>,
+    pending: Vec<u64>,
+    last: Instant,
+}
+
+impl Saver {
+    /// Saves to `checkpoint`, or nowhere.
+    pub(super) fn new(checkpoint: Option<Checkpoint>) -> Saver {
+        Saver {
+            checkpoint,
+            pending: Vec::new(),
+            last: Instant::now(),
+        }
+    }
+
+    /// Takes `records`, and appends every record held when it is time.
+    pub(super) fn add(&mut self, records: &[u64]) -> Result<(), BookError> {
+        self.pending.extend_from_slice(records);
+        if self.last.elapsed() >= FLUSH_EVERY {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends every record held now.
+    pub(super) fn flush(&mut self) -> Result<(), BookError> {
+        if let Some(cp) = &mut self.checkpoint {
+            cp.append(&self.pending)?;
+        }
+        self.pending.clear();
+        self.last = Instant::now();
+        Ok(())
     }
 }
 
@@ -336,9 +355,9 @@ fn open_no_follow(path: &Path) -> std::io::Result<File> {
 /// States a search thread takes at a time, at most: consecutive states are
 /// siblings that share their subtrees. A small layer is cut finer, so that
 /// every thread gets some.
-const SEARCH_BATCH: usize = 8;
+pub(super) const SEARCH_BATCH: usize = 8;
 /// How often found values are written to the checkpoint.
-const FLUSH_EVERY: Duration = Duration::from_secs(2);
+pub(super) const FLUSH_EVERY: Duration = Duration::from_secs(2);
 
 /// The value of every state of `keys` (the deepest layer, `depth` moves),
 /// in order: [`Value::TERMINAL`] for states without moves, the others
@@ -351,10 +370,8 @@ fn search_layer<G: BookGame>(
     depth: u32,
     layout: &RecordLayout,
     options: &BookOptions,
-    farm: Option<&dyn Farm>,
     progress: &dyn Progress,
 ) -> Result<(Vec<Value>, bool), BookError> {
-    let helpers = farm.map_or(0, |f| f.size().saturating_sub(1));
     let mut values = vec![Value::TERMINAL; keys.len()];
     // Every option is checked (the searchers set up) before the first byte
     // of a checkpoint is written.
@@ -415,19 +432,9 @@ fn search_layer<G: BookGame>(
     progress.start_phase("search", total);
     searchers.truncate(todo.len().max(1));
     let next = AtomicUsize::new(0);
-    let batch = (todo.len() / (4 * (searchers.len() + helpers))).clamp(1, SEARCH_BATCH);
+    let batch = (todo.len() / (4 * searchers.len())).clamp(1, SEARCH_BATCH);
     let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
-    // Bytes rank 0 exchanged with the other ranks, for the progress bar.
-    let traffic = std::sync::atomic::AtomicU64::new(0);
     let result = std::thread::scope(|scope| -> Result<(), BookError> {
-        // The other ranks' searches, served by a thread of their own.
-        let server = match farm {
-            Some(f) if helpers > 0 => {
-                let (tx, todo, next, traffic) = (tx.clone(), &todo, &next, &traffic);
-                Some(scope.spawn(move || farm::serve(f, keys, todo, next, batch, &tx, traffic)))
-            }
-            _ => None,
-        };
         let mut handles = Vec::new();
         for mut searcher in searchers {
             let tx = tx.clone();
@@ -464,15 +471,16 @@ fn search_layer<G: BookGame>(
             }));
         }
         drop(tx);
-        let mut pending: Vec<u64> = Vec::new();
-        let mut last_flush = Instant::now();
+        let mut saver = Saver::new(checkpoint.take());
+        let mut records = Vec::new();
         let mut outcome = Ok(());
         for batch in rx {
             progress.advance(batch.len() as u64);
+            records.clear();
             for (i, value) in batch {
                 values[i] = value;
                 match layout.pack(keys[i], value) {
-                    Ok(record) => pending.push(record),
+                    Ok(record) => records.push(record),
                     Err(e) => {
                         outcome = Err(e.into());
                         next.store(todo.len(), Ordering::Relaxed);
@@ -482,40 +490,19 @@ fn search_layer<G: BookGame>(
             if outcome.is_err() {
                 break;
             }
-            if last_flush.elapsed() >= FLUSH_EVERY {
-                if server.is_some() {
-                    let bytes = traffic.load(Ordering::Relaxed);
-                    progress.status(&format!(
-                        "{} exchanged",
-                        crate::solve::ranks::human_bytes(bytes)
-                    ));
-                }
-                if let Some(cp) = &mut checkpoint {
-                    if let Err(e) = cp.append(&pending) {
-                        // Stop the searchers: the work would be lost anyway.
-                        next.store(todo.len(), Ordering::Relaxed);
-                        outcome = Err(e);
-                        break;
-                    }
-                }
-                pending.clear();
-                last_flush = Instant::now();
+            if let Err(e) = saver.add(&records) {
+                // Stop the searchers: the work would be lost anyway.
+                next.store(todo.len(), Ordering::Relaxed);
+                outcome = Err(e);
+                break;
             }
         }
         if outcome.is_ok() {
-            if let Some(cp) = &mut checkpoint {
-                outcome = cp.append(&pending);
-            }
+            outcome = saver.flush();
         }
         for h in handles {
             if h.join().is_err() {
                 outcome = outcome.and(Err(BookError::SearchThread));
-            }
-        }
-        if let Some(server) = server {
-            match server.join() {
-                Ok(served) => outcome = outcome.and(served),
-                Err(_) => outcome = outcome.and(Err(BookError::SearchThread)),
             }
         }
         outcome

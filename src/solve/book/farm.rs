@@ -1,32 +1,39 @@
-//! The deepest layer's searches farmed out to other ranks (processes that
-//! share nothing, such as an MPI job's), with dynamic load balancing.
+//! The deepest layer's searches over ranks (processes that share nothing,
+//! such as an MPI job's), each rank searching the states it owns, with
+//! dynamic load balancing.
 //!
-//! Rank 0 builds the book as one process does; its searches and those of
-//! every other rank draw the next few states from one counter, so a rank
-//! that meets a long search simply takes fewer states (one search can take
-//! 1,000 times another's time, and fixed slices would leave ranks idle).
-//! The other ranks only search: rank 0 sends each a batch of keys, and the
-//! rank sends back their values with its request for the next batch. A
-//! rank always has a second request in flight, so it never waits for its
-//! next batch while rank 0 answers. Rank 0 gathers every value and keeps
-//! them in its checkpoint, so a job run again resumes where it stopped.
+//! Every rank holds its own list of states to search (its share of the
+//! deepest layer, [`super::build_book_on_ranks`]). Rank 0 deals the work: a rank asks
+//! for more when it is free, and rank 0 answers with the next stretch of
+//! the rank's own list (no keys travel), or, once that list is used up,
+//! with states from a pool. The pool is filled by the ranks with the most
+//! work left, which rank 0 asks to give up the back half of their lists
+//! when some rank has run out: one search can take 1,000 times another's
+//! time, and fixed shares would leave ranks idle. A rank always has a
+//! second request in flight, so it never waits while rank 0 answers. Every
+//! value found goes to rank 0 for the checkpoint, so a job run again
+//! resumes where it stopped; a value of a state searched by another rank
+//! than its owner goes back to the owner after the search.
 //!
 //! The messages, lists of `u64` words between rank 0 and rank `r`:
-//! - `r` to 0: [`ASK`] (one more batch, please) followed by the results of
-//!   the batch just searched, if any: the batch's first place in the work
-//!   list and one [`encode`]d value per state; or [`DONE`] when `r` has
-//!   seen the end of the work and all its requests have been answered.
-//! - 0 to `r`: a batch (its first place in the work list, then its keys),
-//!   or an empty list once the work is all handed out.
+//! - `r` to 0: [`ASK`] (one more stretch, please) followed by the records
+//!   (key and value, packed by the game's record layout) of the stretch
+//!   just searched, if any; [`RELEASED`] followed by the keys `r` gives up
+//!   for the pool; or [`DONE`] when all its requests have been answered.
+//! - 0 to `r`: [`OWN`] `from to give_from give_to`: search your list's
+//!   places `from..to`, and give up (send as [`RELEASED`]) the places
+//!   `give_from..give_to`, an empty range when nothing is asked; [`POOL`]
+//!   followed by keys to search; or an empty list once all work is dealt.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::{Condvar, Mutex};
 
-use super::{BookError, BookGame, BookOptions};
+use super::BookError;
 use crate::core::Value;
 
 /// Point-to-point messages between the ranks of a job, for the farm. Rank 0
-/// hands out work and calls [`Farm::receive_any`]; the others call
+/// deals work and calls [`Farm::receive_any`]; the others call
 /// [`Farm::receive_from`]`(0)`. Only one thread of a process uses it.
 pub trait Farm: Sync {
     /// This rank's number, `0..size()`.
@@ -38,17 +45,30 @@ pub trait Farm: Sync {
     /// Sends `words` to rank `to`.
     fn send(&self, to: usize, words: &[u64]) -> Result<(), BookError>;
 
-    /// The next message from any rank, with its sender.
-    fn receive_any(&self) -> Result<(usize, Vec<u64>), BookError>;
+    /// The next message from any rank, with its sender, or `None` when
+    /// none has come within about `patience`.
+    fn receive_any(
+        &self,
+        patience: std::time::Duration,
+    ) -> Result<Option<(usize, Vec<u64>)>, BookError>;
 
     /// The next message from rank `from`.
     fn receive_from(&self, from: usize) -> Result<Vec<u64>, BookError>;
 }
 
-/// A request for a batch, with the results of the last one (if any).
+/// A request for work, with the records of the last stretch (if any).
 pub const ASK: u64 = 1;
 /// The last message of a searching rank.
 pub const DONE: u64 = 2;
+/// States a rank gives up for the pool.
+pub const RELEASED: u64 = 3;
+/// A stretch of the asking rank's own list (and what to give up).
+pub const OWN: u64 = 4;
+/// States from the pool.
+pub const POOL: u64 = 5;
+
+/// Requests a rank keeps in flight: one being answered while it searches.
+pub const IN_FLIGHT: usize = 2;
 
 /// A value as one word: the net score's 32 bits, then the remoteness.
 pub fn encode(v: Value) -> u64 {
@@ -63,115 +83,297 @@ pub fn decode(word: u64) -> Value {
     }
 }
 
-/// Rank 0's side: answers every other rank's requests with the next states
-/// of `todo` (places in `keys`) from the shared counter `next`, `batch` at a
-/// time, and passes the values they send back to `found`, until every
-/// rank is done. A value that cannot be passed on (rank 0 has stopped on an
-/// error) is dropped, and the counter's end stops the other ranks. Adds the
-/// bytes of every message, in and out, to `traffic`.
-pub(super) fn serve(
-    farm: &dyn Farm,
-    keys: &[u64],
-    todo: &[usize],
-    next: &AtomicUsize,
-    batch: usize,
-    found: &mpsc::Sender<Vec<(usize, Value)>>,
-    traffic: &AtomicU64,
-) -> Result<(), BookError> {
-    let mut done = 0;
-    let mut reply: Vec<u64> = Vec::with_capacity(batch + 1);
-    while done + 1 < farm.size() {
-        let (from_rank, message) = farm.receive_any()?;
-        traffic.fetch_add(8 * message.len() as u64, Ordering::Relaxed);
-        match message.split_first() {
-            Some((&DONE, _)) => {
-                done += 1;
-                continue;
-            }
-            Some((&ASK, results)) => {
-                if let Some((&first, values)) = results.split_first() {
-                    let first = usize::try_from(first).unwrap_or(usize::MAX);
-                    let batch: Option<Vec<(usize, Value)>> = values
-                        .iter()
-                        .enumerate()
-                        .map(|(j, &w)| {
-                            let place = todo.get(first.checked_add(j)?)?;
-                            Some((*place, decode(w)))
-                        })
-                        .collect();
-                    let batch = batch.ok_or_else(|| {
-                        BookError::Farm(format!(
-                            "rank {from_rank} sent values past the end of the work"
-                        ))
-                    })?;
-                    // Rank 0 may have stopped on an error: then nothing
-                    // more is wanted.
-                    let _ = found.send(batch);
-                }
-            }
-            _ => {
-                return Err(BookError::Farm(format!(
-                    "rank {from_rank} sent a message the farm does not know"
-                )))
-            }
-        }
-        let from = next.fetch_add(batch, Ordering::Relaxed);
-        reply.clear();
-        if from < todo.len() {
-            let to = (from + batch).min(todo.len());
-            reply.push(from as u64);
-            reply.extend(todo[from..to].iter().map(|&i| keys[i]));
-        }
-        traffic.fetch_add(8 * reply.len() as u64, Ordering::Relaxed);
-        farm.send(from_rank, &reply)?;
-    }
-    Ok(())
+/// What a rank is dealt.
+#[derive(Debug, PartialEq)]
+pub(super) enum Work {
+    /// Places of its own list to search, and places to give up.
+    Own(Range<usize>, Range<usize>),
+    /// States of the pool.
+    Pool(Vec<u64>),
+    /// Nothing now: other ranks are giving up work for the pool.
+    Wait,
+    /// Nothing ever again.
+    End,
 }
 
-/// Requests a rank keeps in flight: one being answered while it searches.
-const IN_FLIGHT: usize = 2;
+/// Rank 0's book of who has what left.
+pub(super) struct Dealer {
+    /// Per rank: the places of its own list not dealt yet.
+    own: Vec<Range<usize>>,
+    /// States given up by their ranks, for anyone.
+    pool: VecDeque<u64>,
+    /// States asked of ranks for the pool and not received yet.
+    coming: usize,
+    /// The most states dealt at a time.
+    batch: usize,
+}
 
-/// The side of every rank but 0: searches the batches rank 0 sends until
-/// the work is done. Call it on every other rank while rank 0 runs
-/// [`build_book_farmed`](super::build_book_farmed) with the same options.
-pub fn search_for_farm<G: BookGame>(
-    game: &G,
-    options: &BookOptions,
+impl Dealer {
+    /// A dealer for ranks whose lists hold `lengths` states, dealing at
+    /// most `batch` at a time.
+    pub(super) fn new(lengths: &[usize], batch: usize) -> Dealer {
+        Dealer {
+            own: lengths.iter().map(|&n| 0..n).collect(),
+            pool: VecDeque::new(),
+            coming: 0,
+            batch: batch.max(1),
+        }
+    }
+
+    /// The next work for rank `r`. While some rank has run out of its own
+    /// list and the pool runs low, the asking rank, if it has the most
+    /// left (or at least half the most), gives up the back half of it.
+    pub(super) fn deal(&mut self, r: usize) -> Work {
+        let Some(mine) = self.own.get(r).cloned() else {
+            return Work::End;
+        };
+        if !mine.is_empty() {
+            let to = (mine.start + self.batch).min(mine.end);
+            let left = mine.end - to;
+            let most = self.own.iter().map(Range::len).max().unwrap_or(0);
+            let someone_out = self.own.iter().any(Range::is_empty);
+            let low = self.pool.len() + self.coming < self.batch * self.own.len() * 2;
+            let give = if someone_out && low && left >= 2 && 2 * left >= most {
+                let cut = to + left / 2;
+                self.coming += mine.end - cut;
+                cut..mine.end
+            } else {
+                mine.end..mine.end
+            };
+            self.own[r] = to..give.start;
+            return Work::Own(mine.start..to, give);
+        }
+        if !self.pool.is_empty() {
+            let n = self.batch.min(self.pool.len());
+            return Work::Pool(self.pool.drain(..n).collect());
+        }
+        if self.coming > 0 || self.own.iter().any(|o| !o.is_empty()) {
+            Work::Wait
+        } else {
+            Work::End
+        }
+    }
+
+    /// States given up for the pool, as asked.
+    pub(super) fn released(&mut self, keys: &[u64]) {
+        self.coming = self.coming.saturating_sub(keys.len());
+        self.pool.extend(keys);
+    }
+
+    /// Deals nothing more: every rank is told the end.
+    pub(super) fn stop(&mut self) {
+        for o in &mut self.own {
+            o.start = o.end;
+        }
+        self.pool.clear();
+        self.coming = 0;
+    }
+
+    /// Whether every state has been dealt and none will come.
+    #[cfg(test)]
+    pub(super) fn is_done(&self) -> bool {
+        self.coming == 0 && self.pool.is_empty() && self.own.iter().all(Range::is_empty)
+    }
+}
+
+/// Rank 0's dealer, shared by its serving thread and its own searchers,
+/// which wait on `changed` when there is nothing for them yet.
+pub(super) struct Table {
+    pub(super) dealer: Mutex<Dealer>,
+    pub(super) changed: Condvar,
+}
+
+impl Table {
+    /// The dealer, whatever a panicked thread left.
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Dealer> {
+        self.dealer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The message that deals `work` (not [`Work::Wait`]) to a rank.
+fn message(work: &Work) -> Vec<u64> {
+    match work {
+        Work::Own(search, give) => vec![
+            OWN,
+            search.start as u64,
+            search.end as u64,
+            give.start as u64,
+            give.end as u64,
+        ],
+        Work::Pool(keys) => {
+            let mut m = Vec::with_capacity(keys.len() + 1);
+            m.push(POOL);
+            m.extend_from_slice(keys);
+            m
+        }
+        Work::Wait | Work::End => Vec::new(),
+    }
+}
+
+/// How long rank 0's serving thread waits for a message before it looks
+/// again at the requests waiting for the pool (rank 0's own searchers
+/// fill it without a message).
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Rank 0's serving side: answers every other rank's requests from `table`
+/// (rank 0's own list's releases go straight to the pool), passes the
+/// records they send, with their sender, to `found`, until every rank is
+/// done. A request that finds nothing yet waits for the pool to fill.
+/// Returns the bytes of every message, in and out.
+pub(super) fn serve(
     farm: &dyn Farm,
+    table: &Table,
+    found: &std::sync::mpsc::Sender<(usize, Vec<u64>)>,
+) -> Result<u64, BookError> {
+    let mut traffic = 0u64;
+    let mut done = 0;
+    let mut parked: VecDeque<usize> = VecDeque::new();
+    let reply = |to: usize, work: &Work, traffic: &mut u64| -> Result<(), BookError> {
+        let m = message(work);
+        *traffic += 8 * m.len() as u64;
+        farm.send(to, &m)
+    };
+    while done + 1 < farm.size() {
+        if let Some((from, m)) = farm.receive_any(PATIENCE)? {
+            traffic += 8 * m.len() as u64;
+            match m.split_first() {
+                Some((&DONE, _)) => done += 1,
+                Some((&RELEASED, keys)) => {
+                    table.lock().released(keys);
+                    table.changed.notify_all();
+                }
+                Some((&ASK, records)) => {
+                    if !records.is_empty() {
+                        // Rank 0 may have stopped on an error: then nothing
+                        // more is wanted.
+                        let _ = found.send((from, records.to_vec()));
+                    }
+                    parked.push_back(from);
+                }
+                _ => {
+                    return Err(BookError::Farm(format!(
+                        "rank {from} sent a message the farm does not know"
+                    )))
+                }
+            }
+        }
+        // Every waiting request that can be answered now; the others wait
+        // for the pool.
+        for _ in 0..parked.len() {
+            let Some(r) = parked.pop_front() else {
+                break;
+            };
+            let work = table.lock().deal(r);
+            if work == Work::Wait {
+                parked.push_back(r);
+                continue;
+            }
+            reply(r, &work, &mut traffic)?;
+            table.changed.notify_all();
+        }
+    }
+    // Every rank is done: nothing was left waiting.
+    Ok(traffic)
+}
+
+/// The work loop of rank 0's own searchers: deals from `table` to rank 0,
+/// gives up what is asked straight to the pool from `keys` (rank 0's
+/// list), and calls `search` on each state, until the end.
+pub(super) fn search_here(
+    table: &Table,
+    keys: &[u64],
+    mut search: impl FnMut(u64) -> Result<(), BookError>,
 ) -> Result<(), BookError> {
-    let mut searcher = game
-        .searchers(1, options.table_bits)?
-        .pop()
-        .ok_or_else(|| BookError::Searcher("no searcher".into()))?;
+    loop {
+        let work = {
+            let mut dealer = table.lock();
+            loop {
+                match dealer.deal(0) {
+                    Work::Wait => {
+                        dealer = table
+                            .changed
+                            .wait(dealer)
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    }
+                    Work::Own(search, give) => {
+                        if !give.is_empty() {
+                            dealer.released(keys.get(give).unwrap_or(&[]));
+                            table.changed.notify_all();
+                        }
+                        break Work::Own(search, 0..0);
+                    }
+                    other => break other,
+                }
+            }
+        };
+        match work {
+            Work::Own(places, _) => {
+                for &key in keys.get(places).unwrap_or(&[]) {
+                    search(key)?;
+                }
+            }
+            Work::Pool(states) => {
+                for key in states {
+                    search(key)?;
+                }
+            }
+            Work::Wait | Work::End => return Ok(()),
+        }
+    }
+}
+
+/// The side of every rank but 0: searches what rank 0 deals, from `keys`
+/// (this rank's list) or the pool, with `search` (which gives the record
+/// of a state's value), until the work is done.
+pub(super) fn search_there(
+    farm: &dyn Farm,
+    keys: &[u64],
+    mut search: impl FnMut(u64) -> Result<u64, BookError>,
+) -> Result<(), BookError> {
     for _ in 0..IN_FLIGHT {
         farm.send(0, &[ASK])?;
     }
     let mut waiting = IN_FLIGHT;
-    let mut last: Option<Value> = None;
-    let mut message = Vec::new();
+    let mut records = Vec::new();
+    let out_of_range = || BookError::Farm("rank 0 dealt places past this rank's list".into());
     while waiting > 0 {
         let work = farm.receive_from(0)?;
         waiting -= 1;
-        let Some((&first, states)) = work.split_first() else {
-            // The end of the work: the other answers are empty too.
-            continue;
-        };
-        message.clear();
-        message.push(ASK);
-        message.push(first);
-        for &state in states {
-            let v = match last {
-                Some(hint) => game.search_near(&mut searcher, state, hint),
-                None => game.search(&mut searcher, state),
-            };
-            // As in the one-process search: a short game says nothing
-            // about its neighbours' values.
-            if v.remoteness > 2 {
-                last = Some(v);
+        records.clear();
+        records.push(ASK);
+        match work.split_first() {
+            // The end: the other answer is empty too.
+            None => continue,
+            Some((&OWN, &[from, to, give_from, give_to])) => {
+                let place = |w: u64| usize::try_from(w).unwrap_or(usize::MAX);
+                let (from, to) = (place(from), place(to));
+                let (give_from, give_to) = (place(give_from), place(give_to));
+                if give_from < give_to {
+                    let given = keys.get(give_from..give_to).ok_or_else(out_of_range)?;
+                    let mut m = Vec::with_capacity(given.len() + 1);
+                    m.push(RELEASED);
+                    m.extend_from_slice(given);
+                    farm.send(0, &m)?;
+                }
+                let states = keys.get(from..to).ok_or_else(out_of_range)?;
+                for &key in states {
+                    records.push(search(key)?);
+                }
             }
-            message.push(encode(v));
+            Some((&POOL, states)) => {
+                for &key in states {
+                    records.push(search(key)?);
+                }
+            }
+            Some(_) => {
+                return Err(BookError::Farm(
+                    "rank 0 sent a message the farm does not know".into(),
+                ))
+            }
         }
-        farm.send(0, &message)?;
+        farm.send(0, &records)?;
         waiting += 1;
     }
     farm.send(0, &[DONE])
@@ -180,92 +382,6 @@ pub fn search_for_farm<G: BookGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::NoProgress;
-    use crate::games::connect_four::ConnectFour;
-    use crate::games::dandelions::Dandelions;
-    use crate::solve::book::{build_book, build_book_farmed};
-    use std::sync::mpsc::{Receiver, Sender};
-    use std::sync::Mutex;
-
-    /// Ranks as threads of one process, with a channel into each.
-    struct Threads {
-        rank: usize,
-        to: Vec<Sender<(usize, Vec<u64>)>>,
-        inbox: Mutex<Receiver<(usize, Vec<u64>)>>,
-    }
-
-    impl Farm for Threads {
-        fn rank(&self) -> usize {
-            self.rank
-        }
-        fn size(&self) -> usize {
-            self.to.len()
-        }
-        fn send(&self, to: usize, words: &[u64]) -> Result<(), BookError> {
-            self.to[to]
-                .send((self.rank, words.to_vec()))
-                .map_err(|_| BookError::Farm("gone".into()))
-        }
-        fn receive_any(&self) -> Result<(usize, Vec<u64>), BookError> {
-            self.inbox
-                .lock()
-                .unwrap()
-                .recv()
-                .map_err(|_| BookError::Farm("gone".into()))
-        }
-        fn receive_from(&self, from: usize) -> Result<Vec<u64>, BookError> {
-            let (sender, words) = self.receive_any()?;
-            assert_eq!(sender, from);
-            Ok(words)
-        }
-    }
-
-    /// The book of `game` built by rank 0 with `ranks - 1` threads searching
-    /// for it, each rank with one searcher.
-    fn farmed<G: BookGame>(game: &G, depth: u32, ranks: usize) -> crate::core::Solution {
-        let (to, inboxes): (Vec<_>, Vec<_>) = (0..ranks).map(|_| mpsc::channel()).unzip();
-        let mut options = BookOptions::new(depth);
-        options.searchers = 1;
-        options.table_bits = 20;
-        let farms: Vec<Threads> = inboxes
-            .into_iter()
-            .enumerate()
-            .map(|(rank, inbox)| Threads {
-                rank,
-                to: to.clone(),
-                inbox: Mutex::new(inbox),
-            })
-            .collect();
-        std::thread::scope(|scope| {
-            for f in &farms[1..] {
-                let options = &options;
-                scope.spawn(move || search_for_farm(game, options, f).unwrap());
-            }
-            build_book_farmed(game, &options, Some(&farms[0]), &NoProgress).unwrap()
-        })
-    }
-
-    #[test]
-    fn farmed_books_are_the_one_process_books() {
-        let c4 = ConnectFour::from_variant("5x4").unwrap();
-        let dandelions = Dandelions::from_variant("4x4").unwrap();
-        let mut options = BookOptions::new(4);
-        options.table_bits = 20;
-        let c4_book = build_book(&c4, &options, &NoProgress).unwrap();
-        let dandelions_book = build_book(&dandelions, &options, &NoProgress).unwrap();
-        for ranks in [1, 2, 3] {
-            let got = farmed(&c4, 4, ranks);
-            assert_eq!(
-                got.records, c4_book.records,
-                "Connect Four on {ranks} ranks"
-            );
-            let got = farmed(&dandelions, 4, ranks);
-            assert_eq!(
-                got.records, dandelions_book.records,
-                "Dandelions on {ranks} ranks"
-            );
-        }
-    }
 
     #[test]
     fn values_survive_a_word() {
@@ -286,5 +402,74 @@ mod tests {
         ] {
             assert_eq!(decode(encode(v)), v);
         }
+    }
+
+    /// Deals until the end, as ranks that search instantly and ask in
+    /// turn would be dealt; returns every place each rank searched of
+    /// each list, and the pool states each searched.
+    fn deal_all(lengths: &[usize], batch: usize) -> Vec<Vec<(usize, usize)>> {
+        let mut dealer = Dealer::new(lengths, batch);
+        let mut searched: Vec<Vec<(usize, usize)>> = vec![Vec::new(); lengths.len()];
+        // Pool states name their list and place: list * 1000 + place.
+        let mut turn = 0;
+        let mut idle = 0;
+        while !dealer.is_done() {
+            let r = turn % lengths.len();
+            turn += 1;
+            match dealer.deal(r) {
+                Work::Own(places, give) => {
+                    idle = 0;
+                    searched[r].extend(places.map(|p| (r, p)));
+                    let keys: Vec<u64> = give.map(|p| (r * 1000 + p) as u64).collect();
+                    dealer.released(&keys);
+                }
+                Work::Pool(states) => {
+                    idle = 0;
+                    searched[r].extend(
+                        states
+                            .iter()
+                            .map(|&s| (s as usize / 1000, s as usize % 1000)),
+                    );
+                }
+                Work::Wait => {
+                    idle += 1;
+                    assert!(idle < 10 * lengths.len(), "nobody can move");
+                }
+                Work::End => {}
+            }
+        }
+        searched
+    }
+
+    #[test]
+    fn the_dealer_deals_every_state_once_and_shares_the_tail() {
+        let lengths = [500, 40, 0, 300];
+        let searched = deal_all(&lengths, 8);
+        let mut all: Vec<(usize, usize)> = searched.iter().flatten().copied().collect();
+        all.sort_unstable();
+        let want: Vec<(usize, usize)> = lengths
+            .iter()
+            .enumerate()
+            .flat_map(|(r, &n)| (0..n).map(move |p| (r, p)))
+            .collect();
+        assert_eq!(all, want);
+        // The ranks with short lists searched others' states.
+        assert!(searched[2].len() > 40, "{}", searched[2].len());
+        assert!(searched[1].iter().any(|&(list, _)| list != 1));
+    }
+
+    #[test]
+    fn the_dealer_ends_only_when_nothing_is_coming() {
+        let mut dealer = Dealer::new(&[20, 0], 4);
+        let Work::Own(_, give) = dealer.deal(0) else {
+            panic!("rank 0 has work");
+        };
+        // Rank 1 is out, so rank 0 gives up half of what is left after
+        // this stretch.
+        assert_eq!(give, 12..20);
+        assert_eq!(dealer.deal(1), Work::Wait);
+        assert!(!dealer.is_done());
+        dealer.released(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(dealer.deal(1), Work::Pool(vec![1, 2, 3, 4]));
     }
 }

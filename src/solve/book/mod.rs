@@ -13,7 +13,8 @@
 //!    subtrees). Results are appended to a
 //!    checkpoint file every few seconds and fsynced, so an interrupted run
 //!    resumes where it stopped.
-//!    Other ranks of a job may search too (the `farm` module).
+//!    On the ranks of a job every rank holds its share of every layer and
+//!    searches its share of the deepest (the `spread` and `farm` modules).
 //! 3. Derive every shallower state's value by minimax over its children,
 //!    which are all in the next layer.
 //!
@@ -33,7 +34,11 @@ mod build;
 #[cfg(feature = "engine")]
 pub mod farm;
 #[cfg(feature = "engine")]
-pub use build::{build_book, build_book_farmed, layer_order};
+mod spread;
+#[cfg(feature = "engine")]
+pub use build::{build_book, layer_order};
+#[cfg(feature = "engine")]
+pub use spread::{build_book_on_ranks, RankBook};
 
 /// A game whose book's deepest layer is searched.
 pub trait BookGame: Game + Sync {
@@ -154,6 +159,11 @@ pub enum BookError {
     /// farm's protocol.
     #[error("the searching ranks: {0}")]
     Farm(String),
+    /// An exchange between the ranks of a job failed, or what it brought
+    /// does not fit.
+    #[cfg(feature = "engine")]
+    #[error(transparent)]
+    Ranks(#[from] crate::solve::SolveError),
 }
 
 /// The checkpoint file of a book of `depth` written to `output`:
