@@ -39,6 +39,9 @@ const CHUNK: usize = 1 << 20;
 /// Prints an error naming the rank and ends every rank of the job.
 fn abort(ex: &MpiExchange, code: u8, error: &anyhow::Error) -> ! {
     eprintln!("generator: rank {}: error: {error:#}", ex.rank());
+    // mpirun forwards a rank's output on its own time, and tearing the job
+    // down can drop what has not gone yet: the message is given a moment.
+    std::thread::sleep(std::time::Duration::from_millis(200));
     ex.world().abort(i32::from(code))
 }
 

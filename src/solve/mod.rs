@@ -31,9 +31,9 @@
 //! collective operations of its `Exchange` trait; `ranks_bucketed` spreads
 //! the bucketed form, whole buckets to a rank. The dense solver spreads its
 //! waves of blocks over ranks too (`dense::solve_dense_on_ranks`), and a
-//! book's deepest layer is searched by every rank through the
-//! `book::farm` protocol (`mpi` holds the MPI side of both, feature
-//! `mpi`).
+//! book's layers are spread the same way, each rank searching its share
+//! of the deepest as rank 0 deals it through the `book::farm` protocol
+//! (`mpi` holds the MPI side of both, feature `mpi`).
 
 #[cfg(feature = "engine")]
 mod backward;

@@ -123,8 +123,15 @@ impl Exchange for MpiExchange {
 /// message is slow to come, rather than spinning in a blocking receive: a
 /// waiting rank then leaves its core to the searches, which matters when
 /// ranks share cores.
+///
+/// A send receives while it waits: two ranks sending each other a large
+/// message at once (which MPI delivers only once the receiver asks for
+/// it) would otherwise wait for each other for ever. What it receives is
+/// queued for the next receive.
 pub struct MpiFarm {
     comm: SimpleCommunicator,
+    /// Messages received while sending, with their senders, in order.
+    early: std::sync::Mutex<std::collections::VecDeque<(usize, Vec<u64>)>>,
 }
 
 // SAFETY: MPI is initialised at `Threading::Serialized` or above (see
@@ -141,7 +148,22 @@ impl MpiFarm {
     pub fn new(world: &SimpleCommunicator) -> MpiFarm {
         MpiFarm {
             comm: world.duplicate(),
+            early: std::sync::Mutex::new(std::collections::VecDeque::new()),
         }
+    }
+
+    /// The queue of messages received early.
+    fn early(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(usize, Vec<u64>)>> {
+        self.early
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Receives the message `status` announces.
+    fn take(&self, status: &mpi::point_to_point::Status) -> (usize, Vec<u64>) {
+        let from = status.source_rank();
+        let (words, _) = self.comm.process_at_rank(from).receive_vec::<u64>();
+        (usize::try_from(from).unwrap_or(0), words)
     }
 
     /// Waits for a message from `source` (any rank if `None`), for at most
@@ -152,6 +174,15 @@ impl MpiFarm {
         patience: Option<std::time::Duration>,
     ) -> Result<Option<(usize, Vec<u64>)>, BookError> {
         let deadline = patience.map(|p| std::time::Instant::now() + p);
+        {
+            let mut early = self.early();
+            let first = early
+                .iter()
+                .position(|(from, _)| source.is_none_or(|s| s == *from));
+            if let Some(message) = first.and_then(|i| early.remove(i)) {
+                return Ok(Some(message));
+            }
+        }
         let mut polls = 0u32;
         loop {
             let status = match source {
@@ -159,9 +190,7 @@ impl MpiFarm {
                 None => self.comm.any_process().immediate_probe(),
             };
             if let Some(status) = status {
-                let from = status.source_rank();
-                let (words, _) = self.comm.process_at_rank(from).receive_vec::<u64>();
-                return Ok(Some((usize::try_from(from).unwrap_or(0), words)));
+                return Ok(Some(self.take(&status)));
             }
             if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return Ok(None);
@@ -192,7 +221,28 @@ impl Farm for MpiFarm {
     }
 
     fn send(&self, to: usize, words: &[u64]) -> Result<(), BookError> {
-        self.comm.process_at_rank(rank_of(to)?).send(words);
+        let to = self.comm.process_at_rank(rank_of(to)?);
+        mpi::request::scope(|scope| {
+            let mut request = to.immediate_send(scope, words);
+            let mut polls = 0u32;
+            loop {
+                match request.test() {
+                    Ok(_) => return,
+                    Err(pending) => request = pending,
+                }
+                if let Some(status) = self.comm.any_process().immediate_probe() {
+                    let message = self.take(&status);
+                    self.early().push_back(message);
+                    continue;
+                }
+                polls += 1;
+                if polls < 1000 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+            }
+        });
         Ok(())
     }
 

@@ -7,12 +7,26 @@ use std::process::{Command, Output};
 
 const GENERATOR: &str = env!("CARGO_BIN_EXE_generator");
 
+/// `mpirun ... -n RANKS generator`: as root, more ranks than cores, and
+/// a job that hangs is ended after 5 minutes (a failure, not a stuck
+/// suite).
+fn mpirun(ranks: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "--timeout",
+        "300",
+        "-n",
+    ])
+    .arg(ranks.to_string())
+    .arg(GENERATOR);
+    c
+}
+
 /// `generator ARGS -q -o OUT` on `ranks` ranks of an MPI job.
 fn on_ranks(ranks: usize, args: &[&str], out: &Path) -> Output {
-    Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-n"])
-        .arg(ranks.to_string())
-        .arg(GENERATOR)
+    mpirun(ranks)
         .args(args)
         .args(["-q", "-o"])
         .arg(out)
@@ -22,9 +36,7 @@ fn on_ranks(ranks: usize, args: &[&str], out: &Path) -> Output {
 
 /// `generator ARGS -q -o OUT` started on 2 ranks, its output dropped.
 fn spawn_on_two_ranks(args: &[&str], out: &Path) -> std::process::Child {
-    Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
-        .arg(GENERATOR)
+    mpirun(2)
         .args(args)
         .args(["-q", "-o"])
         .arg(out)
@@ -205,14 +217,7 @@ fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
     assert!(checkpoint.exists());
 
     // Run again: it resumes from the checkpoint and writes the same file.
-    let o = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
-        .arg(GENERATOR)
-        .args(args)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = mpirun(2).args(args).arg("-o").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("resuming from"), "{err}");
@@ -254,14 +259,7 @@ fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
     assert!(!status.success(), "the job went on without rank 1");
     assert!(!out.exists(), "a file under the final name");
 
-    let o = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
-        .arg(GENERATOR)
-        .args(args)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = mpirun(2).args(args).arg("-o").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -9,16 +9,19 @@
 //! with states from a pool. The pool is filled by the ranks with the most
 //! work left, which rank 0 asks to give up the back half of their lists
 //! when some rank has run out: one search can take 1,000 times another's
-//! time, and fixed shares would leave ranks idle. A rank always has a
+//! time, and fixed shares would leave ranks idle. A stretch starts at a
+//! few states (neighbours in a list share their subtrees) and doubles
+//! while a rank's stretches take under [`QUICK`], so that cheap searches
+//! do not cost a request each. A rank always has a
 //! second request in flight, so it never waits while rank 0 answers. Every
 //! value found goes to rank 0 for the checkpoint, so a job run again
 //! resumes where it stopped; a value of a state searched by another rank
 //! than its owner goes back to the owner after the search.
 //!
 //! The messages, lists of `u64` words between rank 0 and rank `r`:
-//! - `r` to 0: [`ASK`] (one more stretch, please) followed by the records
-//!   (key and value, packed by the game's record layout) of the stretch
-//!   just searched, if any; [`RELEASED`] followed by the keys `r` gives up
+//! - `r` to 0: [`ASK`] (one more stretch, please) followed, after the
+//!   first, by the microseconds the stretch just searched took and its
+//!   records (key and value, packed by the game's record layout); [`RELEASED`] followed by the keys `r` gives up
 //!   for the pool; or [`DONE`] when all its requests have been answered.
 //! - 0 to `r`: [`OWN`] `from to give_from give_to`: search your list's
 //!   places `from..to`, and give up (send as [`RELEASED`]) the places
@@ -70,6 +73,16 @@ pub const POOL: u64 = 5;
 /// Requests a rank keeps in flight: one being answered while it searches.
 pub const IN_FLIGHT: usize = 2;
 
+/// A rank whose stretches take less than this gets stretches twice as long.
+pub const QUICK: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// A rank whose stretches take more than this gets stretches half as long
+/// (down to the first size).
+pub const SLOW: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The longest stretch dealt.
+const MAX_STRETCH: usize = 1 << 16;
+
 /// A value as one word: the net score's 32 bits, then the remoteness.
 pub fn encode(v: Value) -> u64 {
     u64::from(v.net as u32) << 32 | u64::from(v.remoteness)
@@ -104,19 +117,34 @@ pub(super) struct Dealer {
     pool: VecDeque<u64>,
     /// States asked of ranks for the pool and not received yet.
     coming: usize,
-    /// The most states dealt at a time.
+    /// The fewest states dealt at a time.
     batch: usize,
+    /// Per rank: the most states dealt to it at a time now.
+    stretch: Vec<usize>,
 }
 
 impl Dealer {
-    /// A dealer for ranks whose lists hold `lengths` states, dealing at
-    /// most `batch` at a time.
+    /// A dealer for ranks whose lists hold `lengths` states, dealing
+    /// `batch` at a time at first.
     pub(super) fn new(lengths: &[usize], batch: usize) -> Dealer {
         Dealer {
             own: lengths.iter().map(|&n| 0..n).collect(),
             pool: VecDeque::new(),
             coming: 0,
             batch: batch.max(1),
+            stretch: vec![batch.max(1); lengths.len()],
+        }
+    }
+
+    /// Rank `r`'s last stretch took `took`: its next ones are longer if
+    /// that was quick, shorter if slow.
+    pub(super) fn took(&mut self, r: usize, took: std::time::Duration) {
+        if let Some(s) = self.stretch.get_mut(r) {
+            if took < QUICK {
+                *s = (*s * 2).min(MAX_STRETCH);
+            } else if took > SLOW {
+                *s = (*s / 2).max(self.batch);
+            }
         }
     }
 
@@ -127,8 +155,9 @@ impl Dealer {
         let Some(mine) = self.own.get(r).cloned() else {
             return Work::End;
         };
+        let stretch = self.stretch.get(r).copied().unwrap_or(self.batch);
         if !mine.is_empty() {
-            let to = (mine.start + self.batch).min(mine.end);
+            let to = (mine.start + stretch).min(mine.end);
             let left = mine.end - to;
             let most = self.own.iter().map(Range::len).max().unwrap_or(0);
             let someone_out = self.own.iter().any(Range::is_empty);
@@ -144,7 +173,7 @@ impl Dealer {
             return Work::Own(mine.start..to, give);
         }
         if !self.pool.is_empty() {
-            let n = self.batch.min(self.pool.len());
+            let n = stretch.min(self.pool.len());
             return Work::Pool(self.pool.drain(..n).collect());
         }
         if self.coming > 0 || self.own.iter().any(|o| !o.is_empty()) {
@@ -244,8 +273,11 @@ pub(super) fn serve(
                     table.lock().released(keys);
                     table.changed.notify_all();
                 }
-                Some((&ASK, records)) => {
-                    if !records.is_empty() {
+                Some((&ASK, rest)) => {
+                    if let Some((&micros, records)) = rest.split_first() {
+                        table
+                            .lock()
+                            .took(from, std::time::Duration::from_micros(micros));
                         // Rank 0 may have stopped on an error: then nothing
                         // more is wanted.
                         let _ = found.send((from, records.to_vec()));
@@ -286,16 +318,23 @@ pub(super) fn search_here(
     keys: &[u64],
     mut search: impl FnMut(u64) -> Result<(), BookError>,
 ) -> Result<(), BookError> {
+    let mut took = None;
     loop {
         let work = {
             let mut dealer = table.lock();
+            if let Some(took) = took.take() {
+                dealer.took(0, took);
+            }
             loop {
                 match dealer.deal(0) {
                     Work::Wait => {
+                        // Woken when the pool or the end changes; the
+                        // timeout only guards against a missed wake-up.
                         dealer = table
                             .changed
-                            .wait(dealer)
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                            .wait_timeout(dealer, PATIENCE)
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .0;
                     }
                     Work::Own(search, give) => {
                         if !give.is_empty() {
@@ -308,6 +347,7 @@ pub(super) fn search_here(
                 }
             }
         };
+        let t0 = std::time::Instant::now();
         match work {
             Work::Own(places, _) => {
                 for &key in keys.get(places).unwrap_or(&[]) {
@@ -321,6 +361,7 @@ pub(super) fn search_here(
             }
             Work::Wait | Work::End => return Ok(()),
         }
+        took = Some(t0.elapsed());
     }
 }
 
@@ -341,8 +382,9 @@ pub(super) fn search_there(
     while waiting > 0 {
         let work = farm.receive_from(0)?;
         waiting -= 1;
+        let t0 = std::time::Instant::now();
         records.clear();
-        records.push(ASK);
+        records.extend_from_slice(&[ASK, 0]);
         match work.split_first() {
             // The end: the other answer is empty too.
             None => continue,
@@ -373,6 +415,7 @@ pub(super) fn search_there(
                 ))
             }
         }
+        records[1] = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
         farm.send(0, &records)?;
         waiting += 1;
     }
@@ -471,5 +514,17 @@ mod tests {
         assert!(!dealer.is_done());
         dealer.released(&[1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(dealer.deal(1), Work::Pool(vec![1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn quick_stretches_grow_and_slow_ones_shrink() {
+        let mut dealer = Dealer::new(&[1000], 4);
+        assert_eq!(dealer.deal(0), Work::Own(0..4, 1000..1000));
+        dealer.took(0, QUICK / 2);
+        assert_eq!(dealer.deal(0), Work::Own(4..12, 1000..1000));
+        dealer.took(0, SLOW * 2);
+        assert_eq!(dealer.deal(0), Work::Own(12..16, 1000..1000));
+        dealer.took(0, SLOW * 2);
+        assert_eq!(dealer.deal(0), Work::Own(16..20, 1000..1000));
     }
 }

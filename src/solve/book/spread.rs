@@ -302,7 +302,15 @@ fn search_deepest<G: BookGame>(
         traffic = std::thread::scope(|scope| -> Result<u64, BookError> {
             let server = (ex.size() > 1).then(|| {
                 let (tx, table) = (tx.clone(), &table);
-                scope.spawn(move || farm::serve(farm, table, &tx))
+                scope.spawn(move || {
+                    let served = farm::serve(farm, table, &tx);
+                    if served.is_err() {
+                        // Rank 0's searchers must not wait for the pool.
+                        table.lock().stop();
+                        table.changed.notify_all();
+                    }
+                    served
+                })
             });
             let mut handles = Vec::new();
             for mut searcher in searchers {
@@ -311,7 +319,7 @@ fn search_deepest<G: BookGame>(
                     let mut last: Option<Value> = None;
                     let mut batch: Vec<u64> = Vec::new();
                     let mut sent = Instant::now();
-                    farm::search_here(table, todo, |key| {
+                    let searched = farm::search_here(table, todo, |key| {
                         let v = search(game, &mut searcher, key, &mut last);
                         batch.push(layout.pack(key, v)?);
                         if batch.len() >= 64 || sent.elapsed() >= FLUSH_EVERY / 4 {
@@ -321,9 +329,15 @@ fn search_deepest<G: BookGame>(
                             sent = Instant::now();
                         }
                         Ok(())
-                    })?;
+                    });
+                    if searched.is_err() {
+                        // Nobody would search the rest of rank 0's list:
+                        // every rank is told the end.
+                        table.lock().stop();
+                        table.changed.notify_all();
+                    }
                     let _ = tx.send((0, batch));
-                    Ok::<(), BookError>(())
+                    searched
                 }));
             }
             drop(tx);
