@@ -19,6 +19,8 @@ mod heuristics;
 mod kernel;
 mod lanes;
 mod present;
+#[cfg(feature = "search")]
+pub mod search;
 
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, Position, PositionError, VariantError,
