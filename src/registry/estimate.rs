@@ -69,6 +69,8 @@ impl AnyGame {
                     peak_bytes: 10 * MB,
                 },
             }),
+            // Past the tables, a book's searches have no measured model.
+            (AnyGame::DotsAndBoxes(g), DatabaseKind::Book { .. }) if !g.has_table() => None,
             (AnyGame::DotsAndBoxes(g), _) => {
                 // Every edge set has one byte, and costs about 5 ns; the
                 // solve runs on every thread, the write and read-back of

@@ -89,7 +89,9 @@ pub const GAMES: &[GameInfo] = &[
         name: dots_and_boxes::NAME,
         id: dots_and_boxes::ID,
         about: "Dots and Boxes: draw edges, close boxes, move again",
-        variants: "RxC boxes with at most 32 edges, 3x3 (default), up to 3x4, 2x6, 1x10",
+        variants: "RxC boxes, 3x3 (default); up to 32 edges (3x4, 2x6, 1x10) solved \
+                   into a table, larger boards up to 63 edges (3x5, 4x4, 4x5, ...) \
+                   answered by search, with an opening book for a database",
         notation: "the drawn edges (e.g. \"0,5,12\"; `none` for the empty board), \
                    optionally followed by the side to move (`A` or `B`) and the score so \
                    far (e.g. \"0,3,12,13,14,4 B 1-0\")",
@@ -135,6 +137,11 @@ pub const MAX_FULL_CONNECT_FOUR_CELLS: u32 = 16;
 /// The largest Dandelions field `AnyGame::solve` solves completely (its
 /// side): 4x4.
 pub const MAX_FULL_DANDELIONS_SIDE: u32 = 4;
+
+/// The default depth of a Dots and Boxes book (boards past the tables):
+/// every position of the first move, each a search of nearly the whole
+/// game.
+pub const DOTS_AND_BOXES_BOOK_DEPTH: u32 = 1;
 
 /// The names of every game, comma-separated.
 pub fn known_names() -> String {
@@ -279,15 +286,20 @@ impl AnyGame {
             AnyGame::Dandelions(g) if g.geometry().side() <= MAX_FULL_DANDELIONS_SIDE => {
                 DatabaseKind::Complete
             }
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => DatabaseKind::Book {
+                default_depth: DOTS_AND_BOXES_BOOK_DEPTH,
+            },
             _ => self.info().kind,
         }
     }
 
     /// True for games whose database may be an opening book and whose
-    /// positions can be searched: Connect Four and Dandelions, on every
-    /// board (`AnyGame::build_book`, `AnyGame::live`).
+    /// positions can be searched: Connect Four and Dandelions on every
+    /// board, Dots and Boxes on boards past its tables
+    /// (`AnyGame::build_book`, `AnyGame::live`).
     pub fn has_book(&self) -> bool {
         matches!(self.info().kind, DatabaseKind::Book { .. })
+            || matches!(self.database_kind(), DatabaseKind::Book { .. })
     }
 
     /// Solves the game completely (monomorphised per game for speed).
@@ -373,6 +385,7 @@ impl AnyGame {
         match self {
             AnyGame::ConnectFour(g) => Some(build_book(g, options, progress)),
             AnyGame::Dandelions(g) => Some(build_book(g, options, progress)),
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => Some(build_book(g, options, progress)),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }
@@ -392,6 +405,9 @@ impl AnyGame {
         match self {
             AnyGame::ConnectFour(g) => Some(build_book_on_ranks(g, options, ex, farm, progress)),
             AnyGame::Dandelions(g) => Some(build_book_on_ranks(g, options, ex, farm, progress)),
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
+                Some(build_book_on_ranks(g, options, ex, farm, progress))
+            }
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }
@@ -404,6 +420,7 @@ impl AnyGame {
         match self {
             AnyGame::ConnectFour(g) => Some(g.table_bits_range()),
             AnyGame::Dandelions(g) => Some(g.table_bits_range()),
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => Some(g.table_bits_range()),
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }
@@ -426,6 +443,9 @@ impl AnyGame {
                 Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
             }
             AnyGame::Dandelions(g) => Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed)),
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
+                Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
+            }
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }
     }

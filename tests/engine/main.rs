@@ -8,6 +8,7 @@ mod connect_four_book;
 mod connect_four_reference;
 mod dandelions_reference;
 mod dots_and_boxes_reference;
+mod dots_and_boxes_search;
 #[path = "../fuzz_bodies/mod.rs"]
 mod fuzz_bodies;
 mod fuzz_corpus;

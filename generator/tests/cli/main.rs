@@ -3,6 +3,7 @@
 mod basics;
 mod connect_four_cli;
 mod crash_safety;
+mod dots_and_boxes_book;
 mod hostile;
 #[cfg(feature = "mpi")]
 mod ranks;

@@ -87,6 +87,17 @@ fn ranks_write_the_one_process_file() {
             "--table-bits",
             "20",
         ],
+        // Dots and Boxes past the tables: its start, searched on a rank.
+        &[
+            "--game",
+            "dots-and-boxes",
+            "--variant",
+            "1x11",
+            "--depth",
+            "0",
+            "--table-bits",
+            "20",
+        ],
     ] {
         let one = dir.path().join("one.db");
         let o = alone(args, &one);

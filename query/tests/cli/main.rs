@@ -8,6 +8,7 @@ mod corruption;
 mod dandelions_cli;
 mod docs;
 mod dots_and_boxes_cli;
+mod dots_and_boxes_search;
 mod first_contact;
 mod hostile;
 mod many_readers;

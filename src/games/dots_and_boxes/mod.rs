@@ -26,6 +26,7 @@ use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, Position, PositionError, VariantError,
 };
 use lanes::{Simd, LANE_MASK};
+use std::collections::HashMap;
 
 pub use heuristics::{greedy, HEURISTICS};
 
@@ -33,9 +34,13 @@ pub use heuristics::{greedy, HEURISTICS};
 pub const NAME: &str = "dots-and-boxes";
 /// Numeric id in database headers.
 pub const ID: u32 = 2;
-/// The most edges a board may have: the dense table has `2^edges` bytes
-/// (4 GiB at 32 edges).
+/// The most edges a board's dense table may have: it has `2^edges` bytes
+/// (4 GiB at 32 edges). Larger boards are answered by search, with an
+/// opening book for a database.
 pub const MAX_EDGES: u32 = 32;
+/// The most edges of a board at all (a state is a `u64` of edges, and the
+/// search numbers edges in a byte).
+pub const MAX_SEARCH_EDGES: u32 = 63;
 
 /// Dots and Boxes on a board of `rows x cols` boxes.
 #[derive(Clone, Debug)]
@@ -64,7 +69,11 @@ pub struct DotsAndBoxes {
 }
 
 impl DotsAndBoxes {
-    /// Dots and Boxes on `rows x cols` boxes, at most [`MAX_EDGES`] edges.
+    /// Dots and Boxes on `rows x cols` boxes, at most [`MAX_SEARCH_EDGES`]
+    /// edges. Boards of at most [`MAX_EDGES`] are solved into a dense table;
+    /// larger ones are searched (the `search` module, feature `search`) and
+    /// their database is a sorted opening book (see
+    /// [`DotsAndBoxes::has_table`]).
     pub fn new(rows: u32, cols: u32) -> Result<Self, VariantError> {
         if rows == 0 || cols == 0 {
             return Err(VariantError::new(
@@ -76,13 +85,13 @@ impl DotsAndBoxes {
         // In u128: the sizes come from the user and may be huge.
         let (r, c) = (u128::from(rows), u128::from(cols));
         let all = (r + 1) * c + r * (c + 1);
-        if all > u128::from(MAX_EDGES) {
+        if all > u128::from(MAX_SEARCH_EDGES) {
             return Err(VariantError::new(
                 NAME,
                 &format!("{rows}x{cols}"),
                 format!(
-                    "a {rows}x{cols} board has {all} edges; boards up to {MAX_EDGES} edges are \
-                     supported"
+                    "a {rows}x{cols} board has {all} edges; boards up to {MAX_SEARCH_EDGES} edges \
+                     are supported (up to {MAX_EDGES} solved into a table, larger ones by search)"
                 ),
             ));
         }
@@ -180,14 +189,30 @@ impl DotsAndBoxes {
             simd: Simd::detect(),
             perms,
             tables,
-            desc: GameDescriptor {
-                name: NAME,
-                id: ID,
-                variant: format!("{rows}x{cols}"),
-                key_bits: edges,
-                value_bits: 8,
-                remoteness_bits: 0,
-                dense: true,
+            desc: if edges <= MAX_EDGES {
+                // A byte per key, every key.
+                GameDescriptor {
+                    name: NAME,
+                    id: ID,
+                    variant: format!("{rows}x{cols}"),
+                    key_bits: edges,
+                    value_bits: 8,
+                    remoteness_bits: 0,
+                    dense: true,
+                }
+            } else {
+                // Sorted records: the key, the net boxes (a sign and up to
+                // the boxes' bits) and the edges left.
+                let bits = |n: u32| u32::BITS - n.leading_zeros();
+                GameDescriptor {
+                    name: NAME,
+                    id: ID,
+                    variant: format!("{rows}x{cols}"),
+                    key_bits: edges,
+                    value_bits: bits(rows * cols) + 1,
+                    remoteness_bits: bits(edges),
+                    dense: false,
+                }
             },
         })
     }
@@ -227,9 +252,52 @@ impl DotsAndBoxes {
         self.edges
     }
 
+    /// True when the board is solved into a dense table (at most
+    /// [`MAX_EDGES`] edges); larger boards are answered by search.
+    pub fn has_table(&self) -> bool {
+        self.edges <= MAX_EDGES
+    }
+
     /// The edges of every box, as masks, row by row.
     pub fn box_masks(&self) -> &[u64] {
         &self.boxes
+    }
+
+    /// The net boxes for the side to move from the edge set `state`, by
+    /// plain negamax over the free edges, each edge set searched once: no
+    /// rule, no symmetry, no window. A reference for the search and the
+    /// tables; it visits up to `2^free` edge sets, so it is for positions
+    /// with few free edges (20 is already a million).
+    pub fn plain_value(&self, state: u64) -> i32 {
+        fn value(g: &DotsAndBoxes, state: u64, memo: &mut HashMap<u64, i32>) -> i32 {
+            let mut free = g.all() & !state;
+            if free == 0 {
+                return 0;
+            }
+            if let Some(&v) = memo.get(&state) {
+                return v;
+            }
+            let mut best = i32::MIN;
+            while free != 0 {
+                let e = free & free.wrapping_neg();
+                free &= free - 1;
+                let child = state | e;
+                let closed = g
+                    .boxes
+                    .iter()
+                    .filter(|&&b| b & e != 0 && b & !child == 0)
+                    .count() as i32;
+                let v = if closed > 0 {
+                    closed + value(g, child, memo)
+                } else {
+                    -value(g, child, memo)
+                };
+                best = best.max(v);
+            }
+            memo.insert(state, best);
+            best
+        }
+        value(self, state & self.all(), &mut HashMap::new())
     }
 
     fn all(&self) -> u64 {
@@ -252,7 +320,8 @@ impl Game for DotsAndBoxes {
         let keys = 1u64 << self.edges;
         Limits {
             states: keys,
-            exact_states: Some(keys),
+            // A table holds every key; a book's size depends on its depth.
+            exact_states: self.has_table().then_some(keys),
             max_net: self.boxes.len() as i32,
             max_remoteness: self.edges,
         }
@@ -585,10 +654,31 @@ mod tests {
             "2x3"
         );
         assert_eq!(DotsAndBoxes::from_variant("3x4").unwrap().edge_count(), 31);
-        assert!(DotsAndBoxes::from_variant("4x4").is_err());
+        let big = DotsAndBoxes::from_variant("4x4").unwrap();
+        assert_eq!(big.edge_count(), 40);
+        assert!(!big.has_table());
+        assert!(!big.descriptor().dense);
+        // 40 key bits, a sign and 5 bits for up to 16 boxes, 6 for 40 edges.
+        assert_eq!(big.descriptor().storage_error(), None);
+        assert_eq!(
+            (
+                big.descriptor().value_bits,
+                big.descriptor().remoteness_bits
+            ),
+            (6, 6)
+        );
+        assert_eq!(DotsAndBoxes::from_variant("4x5").unwrap().edge_count(), 49);
+        // 5x5 is searched, but its records would not fit 64 bits.
+        assert!(DotsAndBoxes::from_variant("5x5")
+            .unwrap()
+            .descriptor()
+            .storage_error()
+            .is_some());
+        assert!(DotsAndBoxes::from_variant("5x6").is_err());
         assert!(DotsAndBoxes::from_variant("0x2").is_err());
         assert_eq!(DotsAndBoxes::from_variant("1x10").unwrap().edge_count(), 31);
-        assert!(DotsAndBoxes::from_variant("1x11").is_err());
+        assert!(!DotsAndBoxes::from_variant("1x11").unwrap().has_table());
+        assert!(DotsAndBoxes::from_variant("1x21").is_err());
         assert!(DotsAndBoxes::from_variant("4294967295x4294967295").is_err());
         assert!(DotsAndBoxes::from_variant("big").is_err());
     }
