@@ -518,8 +518,13 @@ fn check_variant(name: &str, spec: &str) {
     assert!(g.layer(g.start()) < g.layer_count(), "{spec:?}");
     let _ = game.label();
     let _ = game.default_file_name();
-    // Every game the registry sets up can be named in a header, and a
-    // reader sets the same game up from it.
+    // Every game the registry sets up whose database can be written (some
+    // boards are only searched: Dots and Boxes 5x5's records would not fit
+    // 64 bits) can be named in a header, and a reader sets the same game up
+    // from it.
+    if desc.storage_error().is_some() {
+        return;
+    }
     let kind = LayoutKind::for_game(&desc);
     let layout = RecordLayout::for_game(&desc);
     assert!(layout.is_well_formed_for(kind), "{spec:?}: {layout:?}");

@@ -305,6 +305,8 @@ struct Scan {
 
 /// One entry of the table: a canonical edge set, the bounds of its value
 /// (for its side to move) and the best move found, in the key's frame.
+/// Stored as two words (all zero: empty), so that a new table is zeroed
+/// memory the system hands over page by page as it is touched.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     /// The key + 1 (0: empty).
@@ -315,6 +317,28 @@ struct Entry {
     best: u8,
     /// Free edges of the state: the larger, the more work the entry saves.
     free: u8,
+}
+
+impl Entry {
+    fn unpack(w: [u64; 2]) -> Entry {
+        Entry {
+            tag: w[0],
+            lower: w[1] as u8 as i8,
+            upper: (w[1] >> 8) as u8 as i8,
+            best: (w[1] >> 16) as u8,
+            free: (w[1] >> 24) as u8,
+        }
+    }
+
+    fn pack(self) -> [u64; 2] {
+        [
+            self.tag,
+            u64::from(self.lower as u8)
+                | u64::from(self.upper as u8) << 8
+                | u64::from(self.best) << 16
+                | u64::from(self.free) << 24,
+        ]
+    }
 }
 
 /// The nodes a solver counts before it adds them to a shared counter.
@@ -331,7 +355,7 @@ pub struct Solver {
     board: Board,
     /// Buckets of two entries: the first kept for the larger subtree, the
     /// second for the latest.
-    table: Vec<Entry>,
+    table: Vec<[u64; 2]>,
     mask: usize,
     nodes: u64,
     counted: u64,
@@ -343,11 +367,10 @@ impl Solver {
     /// bytes each; at least 2).
     pub fn new(game: &DotsAndBoxes, bits: u32) -> Solver {
         let size = 1usize << bits.max(1);
-        // Probes land anywhere in the table: huge pages spare most TLB
-        // misses.
-        let mut table = Vec::with_capacity(size);
+        // Zeroed memory, handed over as it is touched; probes land anywhere
+        // in it, so huge pages spare most TLB misses.
+        let table = vec![[0u64; 2]; size];
         advise_huge_pages(&table);
-        table.resize(size, Entry::default());
         Solver {
             board: Board::new(game),
             table,
@@ -360,7 +383,7 @@ impl Solver {
 
     /// Empties the table (the next search starts from nothing).
     pub fn clear(&mut self) {
-        self.table.fill(Entry::default());
+        self.table.fill([0; 2]);
     }
 
     /// The nodes searched so far.
@@ -482,16 +505,16 @@ impl Solver {
         let tag = key + 1;
         let slot = if !use_table {
             None
-        } else if self.table[at].tag == tag {
+        } else if self.table[at][0] == tag {
             Some(at)
-        } else if self.table[at + 1].tag == tag {
+        } else if self.table[at + 1][0] == tag {
             Some(at + 1)
         } else {
             None
         };
         let mut hint = None;
         if let Some(i) = slot {
-            let e = self.table[i];
+            let e = Entry::unpack(self.table[i]);
             let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
             if lo == hi {
                 return lo;
@@ -570,7 +593,7 @@ impl Solver {
         let (first_slot, second) = (at, at + 1);
         // Bounds already known of the same state narrow the new ones.
         if let Some(i) = slot {
-            let old = self.table[i];
+            let old = Entry::unpack(self.table[i]);
             lower = lower.max(i32::from(old.lower));
             upper = upper.min(i32::from(old.upper));
         }
@@ -585,9 +608,10 @@ impl Solver {
             },
             free: free_count,
         };
+        let entry = entry.pack();
         match slot {
             Some(i) => self.table[i] = entry,
-            None if free_count >= self.table[first_slot].free => {
+            None if free_count >= Entry::unpack(self.table[first_slot]).free => {
                 self.table[second] = self.table[first_slot];
                 self.table[first_slot] = entry;
             }
@@ -600,21 +624,22 @@ impl Solver {
 impl BookGame for DotsAndBoxes {
     type Searcher = Solver;
 
-    /// Entries are 16 bytes: the table has half as many entries as the
-    /// words asked for.
+    /// Entries are 16 bytes, two words: `2^table_bits` words in all, shared
+    /// out among the searchers (each has its own table).
     fn table_bits_range(&self) -> std::ops::RangeInclusive<u32> {
-        11..=31
+        11..=34
     }
 
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
         if !self.table_bits_range().contains(&table_bits) {
             return Err(BookError::Searcher(format!(
-                "a table of 2^{table_bits} words: the size must be 2^11 to 2^31 words"
+                "a table of 2^{table_bits} words: the size must be 2^11 to 2^34 words"
             )));
         }
-        Ok((0..n.max(1))
-            .map(|_| Solver::new(self, table_bits - 1))
-            .collect())
+        let n = n.max(1);
+        // Each searcher's share, rounded down to a power of two.
+        let share = (table_bits - 1).saturating_sub(n.next_power_of_two().trailing_zeros());
+        Ok((0..n).map(|_| Solver::new(self, share.max(10))).collect())
     }
 
     fn count_nodes(&self, solver: &mut Solver, counter: Arc<AtomicU64>) {
