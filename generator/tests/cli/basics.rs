@@ -116,8 +116,13 @@ fn bad_arguments_are_explained() {
             "--table-bits 40",
         ),
         (
-            &["--game", "dots-and-boxes", "--variant", "4x4"],
-            "40 edges",
+            &["--game", "dots-and-boxes", "--variant", "5x7"],
+            "boards up to 63 edges",
+        ),
+        // Searched, but its records would not fit a database.
+        (
+            &["--game", "dots-and-boxes", "--variant", "5x5"],
+            "more than 64",
         ),
         (&["--game", "dots-and-boxes", "--variant", "3by3"], "RxC"),
     ] {
