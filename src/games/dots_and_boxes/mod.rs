@@ -189,29 +189,20 @@ impl DotsAndBoxes {
             simd: Simd::detect(),
             perms,
             tables,
-            desc: if edges <= MAX_EDGES {
-                // A byte per key, every key.
-                GameDescriptor {
-                    name: NAME,
-                    id: ID,
-                    variant: format!("{rows}x{cols}"),
-                    key_bits: edges,
-                    value_bits: 8,
-                    remoteness_bits: 0,
-                    dense: true,
-                }
-            } else {
-                // Sorted records: the key, the net boxes (a sign and up to
-                // the boxes' bits) and the edges left.
+            // Up to MAX_EDGES: a byte per key, every key. Past it, sorted
+            // records: the key, the net boxes (a sign and up to the boxes'
+            // bits) and the edges left.
+            desc: {
+                let dense = edges <= MAX_EDGES;
                 let bits = |n: u32| u32::BITS - n.leading_zeros();
                 GameDescriptor {
                     name: NAME,
                     id: ID,
                     variant: format!("{rows}x{cols}"),
                     key_bits: edges,
-                    value_bits: bits(rows * cols) + 1,
-                    remoteness_bits: bits(edges),
-                    dense: false,
+                    value_bits: if dense { 8 } else { bits(rows * cols) + 1 },
+                    remoteness_bits: if dense { 0 } else { bits(edges) },
+                    dense,
                 }
             },
         })
