@@ -22,11 +22,15 @@
 //!   not even that move when the box across `t` has one other free edge,
 //!   since `t` then hands over a third box (taking `C` first and dealing
 //!   one box further along is better by two).
-//! * **A table of two bounds** keyed by the canonical edge set: the least
-//!   image under the board's symmetries, after the border edges of each box
-//!   are made interchangeable (a corner box with one border edge drawn is
-//!   the same position whichever of its two it is). Each entry keeps the
-//!   best move found, which is searched first the next time.
+//! * **Independent chains and loops** (`search/chains.rs`): one opening of each
+//!   kind is searched, and a position made of nothing else is valued
+//!   without a search.
+//! * **A table of two bounds** (`search/table.rs`) keyed by the canonical edge set:
+//!   the least image under the board's symmetries, after the border edges
+//!   of each box are made interchangeable (a corner box with one border
+//!   edge drawn is the same position whichever of its two it is). Each
+//!   entry keeps the best move found, which is searched first the next
+//!   time.
 //! * **Move order:** the table's move, captures, moves that give nothing
 //!   away, then the rest; outside captures, the edges nearest the centre
 //!   first (on 3x4 this alone searches a fifth of the nodes of edge order).
@@ -39,10 +43,14 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod chains;
+mod table;
+
 use super::DotsAndBoxes;
-use crate::core::platform::advise_huge_pages;
 use crate::core::Value;
 use crate::solve::book::{BookError, BookGame};
+use chains::{simple_endgame_value, Counts, LOOP};
+use table::{Entry, Table, NO_MOVE};
 
 /// No box: the border, beside an edge.
 const BORDER: u8 = u8::MAX;
@@ -223,6 +231,8 @@ impl Board {
             captures: 0,
             deal: !0,
             unsafe_edges: 0,
+            two: 0,
+            junctions: false,
         };
         for (b, &mask) in self.boxes.iter().enumerate() {
             let f = mask & !state;
@@ -248,8 +258,11 @@ impl Board {
                         0
                     };
                 }
-                2 => scan.unsafe_edges |= f,
-                _ => {}
+                2 => {
+                    scan.unsafe_edges |= f;
+                    scan.two |= 1 << b;
+                }
+                _ => scan.junctions = true,
             }
             scan.open += 1;
         }
@@ -258,6 +271,86 @@ impl Board {
         }
         scan.deal &= !scan.captures;
         scan
+    }
+
+    /// Appends the edges of `group` to `order[n..]`, nearest the centre
+    /// first when `by_centre`; the new length.
+    fn list(&self, order: &mut [u8; 64], mut n: usize, group: u64, by_centre: bool) -> usize {
+        let from = n;
+        let mut left = group;
+        while left != 0 {
+            order[n] = left.trailing_zeros() as u8;
+            n += 1;
+            left &= left - 1;
+        }
+        if by_centre {
+            order[from..n].sort_unstable_by_key(|&e| self.centrality[usize::from(e)]);
+        }
+        n
+    }
+
+    /// The independent chains and loops among the boxes `two` (those with
+    /// two free edges) of `state`.
+    fn chains(&self, state: u64, two: u32) -> Chains {
+        let mut chains = Chains {
+            edges: 0,
+            picks: 0,
+            counts: [0; 64],
+        };
+        let mut seen_kinds = 0u64;
+        let mut left = two;
+        while left != 0 {
+            let first = left & left.wrapping_neg();
+            let (mut component, mut frontier) = (first, first);
+            left &= !first;
+            let (mut edges, mut ground, mut tied) = (0u64, 0, false);
+            while frontier != 0 {
+                let b = frontier.trailing_zeros() as usize;
+                frontier &= frontier - 1;
+                let f = self.boxes[b] & !state;
+                edges |= f;
+                let mut m = f;
+                while m != 0 {
+                    let [x, y] = self.beside[m.trailing_zeros() as usize];
+                    m &= m - 1;
+                    let other = if usize::from(x) == b { y } else { x };
+                    if other == BORDER {
+                        ground += 1;
+                    } else if two >> other & 1 == 0 {
+                        tied = true;
+                    } else if component >> other & 1 == 0 {
+                        component |= 1 << other;
+                        frontier |= 1 << other;
+                        left &= !(1 << other);
+                    }
+                }
+            }
+            if tied {
+                continue;
+            }
+            let size = component.count_ones() as usize;
+            let kind = if ground == 0 { LOOP + size } else { size };
+            chains.edges |= edges;
+            chains.counts[kind] += 1;
+            if seen_kinds >> kind & 1 == 0 {
+                seen_kinds |= 1 << kind;
+                // A 2-chain's middle edge (the one not on the border);
+                // any edge of the others.
+                let mut pick = edges & edges.wrapping_neg();
+                if kind == 2 {
+                    let mut m = edges;
+                    while m != 0 {
+                        let e = m.trailing_zeros();
+                        m &= m - 1;
+                        if self.beside[e as usize][1] != BORDER {
+                            pick = 1 << e;
+                        }
+                    }
+                }
+                chains.picks |= pick;
+            }
+        }
+        chains
     }
 
     /// The double-deal `t` (as a mask), or nothing when it is worse than
@@ -289,6 +382,17 @@ impl Board {
     }
 }
 
+/// The independent chains and loops of a state (see [`chains`]).
+struct Chains {
+    /// The free edges of every independent component.
+    edges: u64,
+    /// One opening of each kind of independent component: the only ones of
+    /// `edges` worth searching.
+    picks: u64,
+    /// The independent components by kind.
+    counts: Counts,
+}
+
 /// What one pass over a state's boxes finds.
 struct Scan {
     /// Boxes not yet complete.
@@ -301,44 +405,10 @@ struct Scan {
     deal: u64,
     /// The free edges of boxes with two sides drawn: each gives a box away.
     unsafe_edges: u64,
-}
-
-/// One entry of the table: a canonical edge set, the bounds of its value
-/// (for its side to move) and the best move found, in the key's frame.
-/// Stored as two words (all zero: empty), so that a new table is zeroed
-/// memory the system hands over page by page as it is touched.
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    /// The key + 1 (0: empty).
-    tag: u64,
-    lower: i8,
-    upper: i8,
-    /// The best move's edge in the key's frame, or `u8::MAX`.
-    best: u8,
-    /// Free edges of the state: the larger, the more work the entry saves.
-    free: u8,
-}
-
-impl Entry {
-    fn unpack(w: [u64; 2]) -> Entry {
-        Entry {
-            tag: w[0],
-            lower: w[1] as u8 as i8,
-            upper: (w[1] >> 8) as u8 as i8,
-            best: (w[1] >> 16) as u8,
-            free: (w[1] >> 24) as u8,
-        }
-    }
-
-    fn pack(self) -> [u64; 2] {
-        [
-            self.tag,
-            u64::from(self.lower as u8)
-                | u64::from(self.upper as u8) << 8
-                | u64::from(self.best) << 16
-                | u64::from(self.free) << 24,
-        ]
-    }
+    /// The boxes with exactly two free edges.
+    two: u32,
+    /// Whether some box has three or four free edges.
+    junctions: bool,
 }
 
 /// The nodes a solver counts before it adds them to a shared counter.
@@ -347,34 +417,23 @@ const COUNT_EVERY: u64 = 1 << 14;
 /// Nodes with at most this many free edges skip the table.
 const SMALL: u32 = 6;
 
-/// No best move in an entry.
-const NO_MOVE: u8 = u8::MAX;
-
 /// A searcher for one board: its transposition table and node counts.
 pub struct Solver {
     board: Board,
-    /// Buckets of two entries: the first kept for the larger subtree, the
-    /// second for the latest.
-    table: Vec<[u64; 2]>,
-    mask: usize,
+    table: Table,
     nodes: u64,
     counted: u64,
     counter: Option<Arc<AtomicU64>>,
 }
 
 impl Solver {
-    /// A solver of `game`'s positions with a table of `2^bits` entries (16
-    /// bytes each; at least 2).
+    /// A solver of `game`'s positions with a table of `2^bits` entries (8
+    /// bytes each; at least 4, and at least `2^(edges - 38)` so that an
+    /// entry holds what its bucket does not say of the key).
     pub fn new(game: &DotsAndBoxes, bits: u32) -> Solver {
-        let size = 1usize << bits.max(1);
-        // Zeroed memory, handed over as it is touched; probes land anywhere
-        // in it, so huge pages spare most TLB misses.
-        let table = vec![[0u64; 2]; size];
-        advise_huge_pages(&table);
         Solver {
             board: Board::new(game),
-            table,
-            mask: (size - 1) & !1,
+            table: Table::new(game.edges, bits),
             nodes: 0,
             counted: 0,
             counter: None,
@@ -383,7 +442,7 @@ impl Solver {
 
     /// Empties the table (the next search starts from nothing).
     pub fn clear(&mut self) {
-        self.table.fill([0; 2]);
+        self.table.clear();
     }
 
     /// The nodes searched so far.
@@ -394,11 +453,6 @@ impl Solver {
     /// Adds this solver's nodes to `counter` as it goes.
     pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.counter = counter;
-    }
-
-    fn bucket(&self, key: u64) -> usize {
-        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 24) as usize & self.mask
     }
 
     /// The net boxes for the side to move from the edge set `state`,
@@ -494,6 +548,12 @@ impl Solver {
                 };
             }
             [scan.captures, scan.deal]
+        } else if !scan.junctions {
+            // Every box left has two free edges: a simple endgame.
+            if let Some(v) = simple_endgame_value(&board.chains(state, scan.two).counts) {
+                return v;
+            }
+            [0, free]
         } else {
             [free & !scan.unsafe_edges, free & scan.unsafe_edges]
         };
@@ -501,25 +561,19 @@ impl Solver {
         // is a cache miss.
         let use_table = free.count_ones() > SMALL;
         let (key, sym) = if use_table { board.key(state) } else { (0, 0) };
-        let at = self.bucket(key);
-        let tag = key + 1;
-        let slot = if !use_table {
-            None
-        } else if self.table[at][0] == tag {
-            Some(at)
-        } else if self.table[at + 1][0] == tag {
-            Some(at + 1)
-        } else {
-            None
-        };
+        let place = use_table.then(|| self.table.place(key));
+        // The table's move, then each group; outside the captures, the
+        // moves nearest the centre first. The second group is listed only
+        // when it is reached (most nodes cut off before). `order[0]` is
+        // kept for the table's move.
+        let by_centre = scan.captures == 0;
+        let mut order = [0u8; 64];
+        let mut n = self.board.list(&mut order, 1, groups[0], by_centre);
+        let known = place.and_then(|p| self.table.probe(p));
         let mut hint = None;
-        if let Some(i) = slot {
-            let e = Entry::unpack(self.table[i]);
-            let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
-            if lo == hi {
-                return lo;
-            }
-            if lo >= beta {
+        if let Some(e) = known {
+            let (lo, hi) = (e.lower, e.upper);
+            if lo == hi || lo >= beta {
                 return lo;
             }
             if hi <= alpha {
@@ -528,36 +582,40 @@ impl Solver {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
             if e.best != NO_MOVE {
-                hint = Some(u32::from(board.inverse[sym][usize::from(e.best)]));
+                hint = Some(board.inverse[sym][usize::from(e.best)]);
             }
         }
-        let candidates = groups[0] | groups[1];
-        let hint = hint.filter(|&e| candidates >> e & 1 != 0);
+        let hint = hint.filter(|&e| (groups[0] | groups[1]) >> e & 1 != 0);
         let (alpha0, beta0) = (alpha, beta);
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
-        let first = hint.map_or(0, |e| 1u64 << e);
-        // The hint, then each group; outside the captures, the moves
-        // nearest the centre first.
-        let mut order = [0u8; 64];
-        let mut n = 0;
-        for (i, group) in [first, groups[0] & !first, groups[1] & !first]
-            .into_iter()
-            .enumerate()
-        {
-            let from = n;
-            let mut left = group;
-            while left != 0 {
-                order[n] = left.trailing_zeros() as u8;
-                n += 1;
-                left &= left - 1;
+        let mut next = match hint {
+            Some(e) => {
+                order[0] = e;
+                0
             }
-            if i > 0 && scan.captures == 0 {
-                let centrality = &self.board.centrality;
-                order[from..n].sort_unstable_by_key(|&e| centrality[usize::from(e)]);
+            None => 1,
+        };
+        let mut second = groups[1] & !hint.map_or(0, |e| 1u64 << e);
+        loop {
+            if next == n {
+                if second == 0 {
+                    break;
+                }
+                if scan.captures == 0 && scan.two != 0 {
+                    // One opening of each kind of independent chain or loop.
+                    let chains = self.board.chains(state, scan.two);
+                    second &= !chains.edges | chains.picks;
+                }
+                n = self.board.list(&mut order, n, second, by_centre);
+                second = 0;
+                continue;
             }
-        }
-        for &e in &order[..n] {
+            let e = order[next];
+            next += 1;
+            if next > 1 && Some(e) == hint {
+                continue;
+            }
             let e = u32::from(e);
             let child = state | 1 << e;
             let closed = self.board.closed_by(child, e);
@@ -586,37 +644,28 @@ impl Solver {
         } else {
             (best, best)
         };
-        if !use_table {
+        let Some(place) = place else {
             return best;
-        }
-        let free_count = free.count_ones() as u8;
-        let (first_slot, second) = (at, at + 1);
-        // Bounds already known of the same state narrow the new ones.
-        if let Some(i) = slot {
-            let old = Entry::unpack(self.table[i]);
-            lower = lower.max(i32::from(old.lower));
-            upper = upper.min(i32::from(old.upper));
-        }
-        let entry = Entry {
-            tag,
-            lower: lower.clamp(-127, 127) as i8,
-            upper: upper.clamp(-127, 127) as i8,
-            best: if best <= alpha0 {
-                NO_MOVE
-            } else {
-                self.board.perms[sym][usize::from(best_move)]
-            },
-            free: free_count,
         };
-        let entry = entry.pack();
-        match slot {
-            Some(i) => self.table[i] = entry,
-            None if free_count >= Entry::unpack(self.table[first_slot]).free => {
-                self.table[second] = self.table[first_slot];
-                self.table[first_slot] = entry;
-            }
-            None => self.table[second] = entry,
+        // Bounds already known of the same state narrow the new ones.
+        if let Some(old) = known {
+            lower = lower.max(old.lower);
+            upper = upper.min(old.upper);
         }
+        let best_move = if best <= alpha0 {
+            NO_MOVE
+        } else {
+            self.board.perms[sym][usize::from(best_move)]
+        };
+        self.table.store(
+            place,
+            Entry {
+                lower,
+                upper,
+                best: best_move,
+                free: free.count_ones(),
+            },
+        );
         best
     }
 }
@@ -624,8 +673,9 @@ impl Solver {
 impl BookGame for DotsAndBoxes {
     type Searcher = Solver;
 
-    /// Entries are 16 bytes, two words: `2^table_bits` words in all, shared
-    /// out among the searchers (each has its own table).
+    /// Entries are one word: `2^table_bits` words in all, shared out among
+    /// the searchers (each has its own table; boards of more than 48 edges
+    /// need at least `2^(edges - 38)` words each).
     fn table_bits_range(&self) -> std::ops::RangeInclusive<u32> {
         11..=34
     }
@@ -638,7 +688,7 @@ impl BookGame for DotsAndBoxes {
         }
         let n = n.max(1);
         // Each searcher's share, rounded down to a power of two.
-        let share = (table_bits - 1).saturating_sub(n.next_power_of_two().trailing_zeros());
+        let share = table_bits.saturating_sub(n.next_power_of_two().trailing_zeros());
         Ok((0..n).map(|_| Solver::new(self, share.max(10))).collect())
     }
 
