@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo bench --bench dots_and_boxes -- --root 3x5           # the empty 3x5 board
-//! cargo bench --bench dots_and_boxes -- --root 4x4 --table-bits 26
+//! cargo bench --bench dots_and_boxes -- --root 4x4 --table-bits 29  # 4 GiB
 //! cargo bench --bench dots_and_boxes -- --random 4x4 --edges 20 --count 100
 //! cargo bench --bench dots_and_boxes -- --random 4x4 --edges 20 --count 100 --safe
 //! cargo bench --bench dots_and_boxes -- --check 3x4 --count 10
@@ -23,8 +23,8 @@
 //!   every number of drawn edges in the range and checks each against the
 //!   table. It fails on the first disagreement.
 //!
-//! `--table-bits B` gives the searcher `2^B` entries of 16 bytes (24 by
-//! default: 256 MiB). One thread. Times are the thread's CPU time (Linux)
+//! `--table-bits B` gives the searcher `2^B` entries of 8 bytes (24 by
+//! default: 128 MiB). One thread. Times are the thread's CPU time (Linux)
 //! and wall time.
 
 use std::process::ExitCode;
