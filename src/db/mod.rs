@@ -77,6 +77,17 @@ pub enum DbError {
         /// What it is (`a directory`, `a named pipe`, ...).
         kind: &'static str,
     },
+    /// The directory a file is to be written in is missing or is not a
+    /// directory.
+    #[error("{}: {problem}", dir.display())]
+    NoDirectory {
+        /// The file to write.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+        /// `no such directory`, or what the path is instead.
+        problem: String,
+    },
     /// The file is shorter than a header.
     #[error(
         "file is {len} bytes, shorter than the {} byte header: truncated or not a database",

@@ -116,13 +116,28 @@ fn temp_owner(file_name: &str, name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// The target's directory and file name.
-/// Checks that `path` may be written: nothing is there, or a regular file,
-/// or a symbolic link. A regular file is replaced; a link is replaced by the
+/// Checks that `path` may be written: its directory exists, and nothing is
+/// there, or a regular file, or a symbolic link. A regular file is replaced; a link is replaced by the
 /// new file itself (the rename does not follow it), and the file it points
 /// to is left alone. A directory, a device, a named pipe or a socket is
 /// refused: writing would replace it with a regular file.
 pub fn check_target(path: &Path) -> Result<(), DbError> {
+    // The directory first: a write into a missing one fails only after the
+    // work that made the file.
+    let (dir, _) = dir_and_name(path);
+    let problem = match std::fs::metadata(&dir) {
+        Ok(m) if m.is_dir() => None,
+        Ok(m) => Some(format!("{}, not a directory", super::file_kind(&m))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such directory".into()),
+        Err(error) => return Err(DbError::Io { path: dir, error }),
+    };
+    if let Some(problem) = problem {
+        return Err(DbError::NoDirectory {
+            path: path.to_path_buf(),
+            dir,
+            problem,
+        });
+    }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(error) => Err(DbError::Io {
@@ -137,6 +152,7 @@ pub fn check_target(path: &Path) -> Result<(), DbError> {
     }
 }
 
+/// The target's directory and file name.
 fn dir_and_name(path: &Path) -> (PathBuf, String) {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

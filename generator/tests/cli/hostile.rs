@@ -39,6 +39,36 @@ fn refused(target: &Path, what: &str) {
 }
 
 #[test]
+fn a_missing_directory_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    refused(
+        &dir.path().join("absent/out.db"),
+        "absent: no such directory",
+    );
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    refused(&file.join("out.db"), "a regular file, not a directory");
+    // A book too: refused before its checkpoint is opened.
+    generator()
+        .args([
+            "--game",
+            "dots-and-boxes",
+            "--variant",
+            "1x11",
+            "--depth",
+            "0",
+            "-q",
+            "-o",
+        ])
+        .arg(dir.path().join("absent/book.db"))
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stderr(contains("absent: no such directory"));
+    assert_eq!(names(dir.path()), ["plain"]);
+}
+
+#[test]
 fn only_regular_files_are_replaced() {
     let dir = tempfile::tempdir().unwrap();
 
