@@ -593,8 +593,9 @@ class DotsAndBoxes:
 
     @classmethod
     def from_variant(cls, variant):
-        """The board of a canonical ``RxC`` spec, or None if unknown."""
-        match = re.fullmatch(r"([1-8])x([1-8])", variant)
+        """The board of a canonical ``RxC`` spec with a dense file (at most
+        ``MAX_EDGES`` edges, such as 1x10), or None if unknown."""
+        match = re.fullmatch(r"([1-9][0-9]?)x([1-9][0-9]?)", variant)
         if not match:
             return None
         game = cls(int(match.group(1)), int(match.group(2)))

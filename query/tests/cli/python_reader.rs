@@ -825,6 +825,43 @@ fn python_reader_matches_query_and_library_dots_and_boxes() {
     }
 }
 
+#[test]
+fn python_reader_knows_every_dense_dots_and_boxes_board() {
+    // The reader takes the canonical specs (those a header holds) of the
+    // boards the library gives a dense file, sides of 9 and 10 included.
+    let specs = [
+        "1x1", "3x4", "2x6", "1x9", "1x10", "10x1", "1x11", "3x5", "4x4", "0x3", "3by3", "3x",
+    ];
+    const DRIVER: &str = "
+import sys
+sys.path.insert(0, sys.argv[1])
+import bsq_reader
+for v in sys.argv[2:]:
+    print(bsq_reader.DotsAndBoxes.from_variant(v) is not None)
+";
+    let script = reader_script();
+    let out = run(Command::new("python3")
+        .arg("-c")
+        .arg(DRIVER)
+        .arg(script.parent().unwrap())
+        .args(specs));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let known: Vec<bool> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l == "True")
+        .collect();
+    let dense: Vec<bool> = specs
+        .iter()
+        .map(|v| DotsAndBoxes::from_variant(v).is_ok_and(|g| g.has_table()))
+        .collect();
+    assert_eq!(known, dense, "{specs:?}");
+    assert_eq!(dense.iter().filter(|&&d| d).count(), 6);
+}
+
 /// The reader's `main` run on each file in a single Python process
 /// (starting the interpreter is the slow part): per file, the exit status
 /// it returns and what it writes on stderr.
