@@ -242,7 +242,11 @@ fn main() -> ExitCode {
     if let Some(path) = &o.book {
         let book = Database::open(path)
             .map_err(|e| e.to_string())
-            .map(|db| ConnectFour::new(Variant::STANDARD).book_scores(&db));
+            .and_then(|db| {
+                ConnectFour::new(Variant::STANDARD)
+                    .book_scores(&db)
+                    .map_err(|e| e.to_string())
+            });
         match book {
             Ok(b) => {
                 println!(

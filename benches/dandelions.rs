@@ -111,7 +111,7 @@ fn live(n: usize, turns: u32, book: Option<&str>) -> bool {
         let Some(state) = random_position(&game, turns, &mut seed) else {
             continue;
         };
-        if live.book_value(game.canonical(state)).is_some() {
+        if matches!(live.book_value(game.canonical(state)), Ok(Some(_))) {
             in_book += 1;
         }
         let (t, c) = (Instant::now(), thread_cpu());
@@ -157,7 +157,7 @@ fn check(n: usize, book: &str) -> bool {
         let (d, rem) = solver.solve(&f);
         let want = game.value_of(&f, d, rem);
         let got = db.get(game.canonical(state));
-        if got != Some(want) {
+        if got != Ok(Some(want)) {
             wrong += 1;
             println!(
                 "MISMATCH {}: book {got:?}, search {want:?}",

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::core::{NodeCounter, Oracle, Progress, Value};
+use crate::core::{Corrupted, NodeCounter, Oracle, Progress, Value};
 
 /// A [`Progress`] that draws one indicatif bar per phase on stderr.
 ///
@@ -201,30 +201,32 @@ fn spin(state: &(Mutex<SpinState>, Condvar), nodes: &NodeCounter) {
 }
 
 impl Oracle for Spinner<'_> {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
         self.lock().busy_since = Some(Instant::now());
         self.state.1.notify_all();
-        self.inner.values(keys, out);
+        let done = self.inner.values(keys, out);
         let mut s = self.lock();
         s.busy_since = None;
         if let Some(bar) = s.bar.take() {
             bar.finish_and_clear();
         }
+        done
     }
 
     fn is_complete(&self) -> bool {
         self.inner.is_complete()
     }
 
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
         self.lock().busy_since = Some(Instant::now());
         self.state.1.notify_all();
-        self.inner.outcomes(keys, out);
+        let done = self.inner.outcomes(keys, out);
         let mut s = self.lock();
         s.busy_since = None;
         if let Some(bar) = s.bar.take() {
             bar.finish_and_clear();
         }
+        done
     }
 
     fn node_counter(&self) -> Option<NodeCounter> {

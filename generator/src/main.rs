@@ -10,6 +10,9 @@ use anyhow::{Context, Result};
 use boardsolve::bars::{duration, Bars};
 use boardsolve::cli::{EXIT_FAILURE, EXIT_STATUS_HELP, EXIT_SUCCESS, EXIT_USAGE};
 use boardsolve::core::Solved;
+use boardsolve::db::pack::{
+    pack_dense, pack_sorted, write_packed, PackOptions, DEFAULT_BLOCK_ENTRIES,
+};
 use boardsolve::registry::{self, AnyGame, DatabaseKind};
 use boardsolve::render::signed;
 use boardsolve::solve::book::{self, BookOptions};
@@ -68,6 +71,19 @@ struct Args {
     #[arg(long, value_name = "B")]
     table_bits: Option<u32>,
 
+    /// How the file stores the records: `plain`, the game's sorted or dense
+    /// layout, mapped and read as it is; or `packed`, the same records in
+    /// compressed blocks with an index (several times smaller; every reader
+    /// opens it, and `query unpack` gives the plain file back byte for
+    /// byte).
+    #[arg(long, value_enum, value_name = "LAYOUT", default_value = "plain")]
+    layout: Layout,
+
+    /// With --layout packed: entries per block, a power of two from 64 to
+    /// 1048576 (default 4096).
+    #[arg(long, value_name = "N")]
+    block_entries: Option<u32>,
+
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -83,6 +99,15 @@ struct Args {
     /// List the known games, their variants and defaults, and exit.
     #[arg(long)]
     list_games: bool,
+}
+
+/// How the file stores its records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Layout {
+    /// The game's sorted or dense layout.
+    Plain,
+    /// Compressed blocks with an index.
+    Packed,
 }
 
 /// A failure with its exit status.
@@ -198,6 +223,9 @@ fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
     if let Some(why) = game.game().descriptor().storage_error() {
         return Err(usage(why));
     }
+    if let Some(options) = pack_options(args).map_err(usage)? {
+        options.check().map_err(usage)?;
+    }
     if book_depth(game, args.depth).is_none() {
         for (given, name) in [
             (args.depth.is_some(), "--depth"),
@@ -223,6 +251,42 @@ fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
                 range.end()
             )));
         }
+    }
+    Ok(())
+}
+
+/// The packing `--layout` and `--block-entries` ask for: `None` for the
+/// plain layout (where `--block-entries` does not apply).
+fn pack_options(args: &Args) -> Result<Option<PackOptions>, String> {
+    match (args.layout, args.block_entries) {
+        (Layout::Plain, Some(_)) => Err("--block-entries applies to --layout packed only".into()),
+        (Layout::Plain, None) => Ok(None),
+        (Layout::Packed, n) => Ok(Some(PackOptions {
+            block_entries: n.unwrap_or(DEFAULT_BLOCK_ENTRIES),
+            ..PackOptions::default()
+        })),
+    }
+}
+
+/// Packs the plain file at `plain` into `output` and removes `plain` (the
+/// ranks write the plain file first).
+#[cfg(feature = "mpi")]
+pub(crate) fn pack_written(
+    plain: &std::path::Path,
+    output: &std::path::Path,
+    options: PackOptions,
+    progress: &dyn boardsolve::core::Progress,
+) -> Result<()> {
+    let (db, game) =
+        AnyGame::open(plain).with_context(|| format!("reading back {}", plain.display()))?;
+    let canonical = |k: u64| game.game().canonical(k);
+    let (body, header) = boardsolve::db::pack::pack_database(&db, &canonical, options, progress)
+        .with_context(|| format!("packing {}", plain.display()))?;
+    drop(db);
+    write_packed(output, &header, &body)
+        .with_context(|| format!("writing {}", output.display()))?;
+    if let Err(e) = std::fs::remove_file(plain) {
+        eprintln!("generator: warning: cannot remove {}: {e}", plain.display());
     }
     Ok(())
 }
@@ -257,6 +321,7 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
                     table_bits: args.table_bits,
                     quiet: args.quiet,
                     json: args.json,
+                    pack: pack_options(&args).map_err(usage)?,
                 },
             );
         }
@@ -307,17 +372,39 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
             .with_context(|| format!("solving {}", game.label()))?,
     };
     let solved = t0.elapsed();
-    boardsolve::db::write_database(&output, game.game().descriptor(), &solution)
-        .with_context(|| format!("writing {}", output.display()))?;
+    let desc = game.game().descriptor();
+    let packed_bytes = match pack_options(&args).map_err(usage)? {
+        None => {
+            boardsolve::db::write_database(&output, desc, &solution)
+                .with_context(|| format!("writing {}", output.display()))?;
+            None
+        }
+        Some(options) => {
+            let header = boardsolve::db::writer::header_for(desc, &solution);
+            let body = match &solution {
+                Solved::Sorted(s) => pack_sorted(&header, &s.records, options, &bars),
+                Solved::Dense(d) => {
+                    let canonical = |k: u64| game.game().canonical(k);
+                    pack_dense(d.bytes(), &canonical, options, &bars)
+                }
+            }
+            .with_context(|| format!("packing {}", game.label()))?;
+            write_packed(&output, &header, &body)
+                .with_context(|| format!("writing {}", output.display()))?;
+            Some(body.file_size())
+        }
+    };
     // The book is safely written: its checkpoint has served.
     if let Some(path) = checkpoint {
         remove_checkpoint(&path);
     }
     let total = t0.elapsed();
-    emit(&summary(
-        &solution_summary(&output, &game, &solution, None, solved, total)?,
-        args.json,
-    ))
+    let mut summarised = solution_summary(&output, &game, &solution, None, solved, total)?;
+    if let Some(bytes) = packed_bytes {
+        summarised.bytes = bytes;
+        summarised.packed = true;
+    }
+    emit(&summary(&summarised, args.json))
 }
 
 /// Removes a book's checkpoint once the book is written (a warning if it
@@ -354,6 +441,7 @@ pub(crate) fn solution_summary<'a>(
         },
         complete: solution.is_complete(),
         bytes: boardsolve::db::file_size(solution),
+        packed: false,
         ranks,
         traffic: None,
         solved,
@@ -372,6 +460,8 @@ pub(crate) struct Summary<'a> {
     pub(crate) layer_sizes: Option<Vec<usize>>,
     pub(crate) complete: bool,
     pub(crate) bytes: u64,
+    /// True when the file is packed.
+    pub(crate) packed: bool,
     /// The ranks of an MPI job, if it ran on several.
     pub(crate) ranks: Option<usize>,
     /// What the ranks sent each other, where counted.
@@ -412,6 +502,9 @@ pub(crate) fn summary(s: &Summary<'_>, json: bool) -> String {
             "solve_seconds": s.solved.as_secs_f64(),
             "total_seconds": s.total.as_secs_f64(),
         });
+        if s.packed {
+            j["packed"] = true.into();
+        }
         if let Some(ranks) = s.ranks {
             j["ranks"] = ranks.into();
         }
@@ -431,13 +524,21 @@ pub(crate) fn summary(s: &Summary<'_>, json: bool) -> String {
         } else {
             "positions (dense table, every key)"
         };
+        let packed = if s.packed {
+            format!(
+                " packed ({:.2} bits a position)",
+                8.0 * bytes as f64 / records.max(1) as f64
+            )
+        } else {
+            String::new()
+        };
         let on = match (s.ranks, &s.traffic) {
             (Some(k), Some(t)) => format!(", on {k} ranks ({} exchanged)", crate::bytes(t.total)),
             (Some(k), None) => format!(", on {k} ranks"),
             _ => String::new(),
         };
         format!(
-            "wrote {}: {}, {records} {what}, {bytes} bytes{on}\n\
+            "wrote {}: {}, {records} {what}, {bytes} bytes{packed}{on}\n\
              start position: value {} ({}), remoteness {}\n\
              time: {:.2} s solving, {:.2} s in all\n",
             s.output.display(),

@@ -13,7 +13,7 @@
 //! Rank 0 alone draws progress and prints the summary. An error on any rank
 //! is printed with the rank's number and ends the whole job.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, Context};
@@ -21,6 +21,7 @@ use boardsolve::bars::Bars;
 use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
 use boardsolve::core::RecordLayout;
 use boardsolve::core::{NoProgress, Progress};
+use boardsolve::db::pack::PackOptions;
 use boardsolve::db::writer::{DenseStream, SortedStream};
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::{self, BookOptions};
@@ -56,6 +57,38 @@ pub struct Job<'a> {
     pub table_bits: Option<u32>,
     pub quiet: bool,
     pub json: bool,
+    /// How to pack the file, if it is to be packed.
+    pub pack: Option<PackOptions>,
+}
+
+impl Job<'_> {
+    /// Where the ranks write the plain (sorted or dense) file: the output
+    /// itself, or when it is to be packed, `.NAME.plain` beside it, which
+    /// rank 0 packs into the output once it is complete (a dense table
+    /// resumes from `.NAME.plain.partial`).
+    fn written(&self) -> PathBuf {
+        match self.pack {
+            None => self.output.to_path_buf(),
+            Some(_) => {
+                let name = self
+                    .output
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                self.output.with_file_name(format!(".{name}.plain"))
+            }
+        }
+    }
+
+    /// Rank 0, the plain file written: packs it into the output, if asked
+    /// to; an error ends the job.
+    fn pack_written(&self, ex: &MpiExchange, progress: &dyn Progress) {
+        if let Some(options) = self.pack {
+            if let Err(e) = crate::pack_written(&self.written(), self.output, options, progress) {
+                abort(ex, EXIT_FAILURE, &e);
+            }
+        }
+    }
 }
 
 /// The start's value as the file just written at `output` holds it, for
@@ -120,10 +153,11 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let progress: &dyn Progress = if rank == 0 { &bars } else { &NoProgress };
     let part = solved_or_abort(ex, game, game.solve_on_ranks(ex, progress))?;
     let solved = t0.elapsed();
-    write_parts(ex, output, game, &part, true)?;
+    write_parts(ex, &job.written(), game, &part, true)?;
     if rank != 0 {
         return Ok(());
     }
+    job.pack_written(ex, progress);
     announce(job, ex.size(), &part, true, 0, solved, t0)
 }
 
@@ -149,6 +183,7 @@ fn announce(
             layer_sizes: Some(part.layer_sizes.clone()),
             complete,
             bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
+            packed: job.pack.is_some(),
             ranks: Some(ranks),
             traffic: Some(crate::Traffic {
                 total: part.total_bytes + more_bytes,
@@ -237,6 +272,7 @@ fn output_error(e: boardsolve::DbError) -> SolveError {
 /// so that the job run again takes up after it.
 fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let (game, output) = (job.game, job.output);
+    let written = job.written();
     let rank = ex.rank();
     let t0 = Instant::now();
     let bars = Bars::new(job.quiet || rank != 0);
@@ -245,7 +281,7 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let mut table = if rank == 0 {
         let g = game.game();
         let opened = DenseStream::resumable(
-            output,
+            &written,
             desc,
             RecordLayout::dense(desc.key_bits),
             g.canonical(g.start()),
@@ -270,7 +306,7 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     if summary.waves_resumed > 0 {
         progress.note(&format!(
             "resumed from {}: {} of the {} waves were done",
-            DenseStream::partial_path(output).display(),
+            DenseStream::partial_path(&written).display(),
             summary.waves_resumed,
             summary.waves
         ));
@@ -288,6 +324,7 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     if rank != 0 {
         return Ok(());
     }
+    job.pack_written(ex, progress);
     crate::emit(&crate::summary(
         &crate::Summary {
             output,
@@ -297,6 +334,7 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
             layer_sizes: None,
             complete: true,
             bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
+            packed: job.pack.is_some(),
             ranks: Some(ex.size()),
             traffic: Some(crate::Traffic {
                 total: summary.bytes_sent,
@@ -361,10 +399,11 @@ fn book(ex: &MpiExchange, job: &Job<'_>, depth: u32) -> Result<(), Failure> {
     };
     let solved = t0.elapsed();
     let part = &built.part;
-    write_parts(ex, output, game, part, built.complete)?;
+    write_parts(ex, &job.written(), game, part, built.complete)?;
     if rank != 0 {
         return Ok(());
     }
+    job.pack_written(ex, progress);
     // The book is safely written: its checkpoint has served.
     crate::remove_checkpoint(&checkpoint);
     announce(

@@ -273,6 +273,20 @@ impl Tablebase {
         self.db.build_index();
     }
 
+    /// True for a file in the packed layout (read block by block, each
+    /// block checked and decoded when a lookup needs it).
+    pub fn is_packed(&self) -> bool {
+        self.db.is_packed()
+    }
+
+    /// Bounds the memory a packed file's decoded blocks take (64 MiB by
+    /// default; 0 decodes every block a lookup needs afresh). Files of the
+    /// other layouts are mapped and keep no cache.
+    pub fn with_cache_limit(mut self, bytes: usize) -> Tablebase {
+        self.db.set_cache_limit(bytes);
+        self
+    }
+
     /// Runs `f` with the oracle that answers this file's positions: the
     /// file itself, or (feature `search`) the file and search past it.
     fn with_oracle<T>(

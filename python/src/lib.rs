@@ -236,27 +236,12 @@ impl Database {
                 path: self.path.clone(),
                 source,
             })?;
-            let h = db.header();
-            let l = &h.layout;
-            let g = game.present();
-            let start = g.start();
-            let v = boardsolve::analysis::stored_value(g, &db, start, g.canonical(start))?;
-            Ok(serde_json::json!({
-                "db": self.path,
-                "game": h.game_name, "game_id": h.game_id, "variant": h.variant,
-                "records": h.record_count, "complete": h.is_complete(), "generator": h.generator,
-                "layout_kind": match h.kind {
-                    boardsolve::core::LayoutKind::Sorted => "sorted",
-                    boardsolve::core::LayoutKind::Dense => "dense",
-                },
-                "layout": {"key_shift": l.key_shift, "key_bits": l.key_bits,
-                           "value_shift": l.value_shift, "value_bits": l.value_bits,
-                           "remoteness_shift": l.remoteness_shift,
-                           "remoteness_bits": l.remoteness_bits},
-                "start_value": g.score(start, v.net),
-                "start_remoteness": v.remoteness,
-            })
-            .to_string())
+            let path = self.path.display().to_string();
+            Ok(boardsolve::analysis::json::info(
+                &path,
+                &db,
+                game.present(),
+            )?)
         })
         .map_err(|e: ProbeError| to_py(e))
     }

@@ -2,6 +2,7 @@
 
 mod answer;
 mod lines;
+mod pack;
 mod play;
 mod serve;
 mod stats;
@@ -103,7 +104,22 @@ struct DbArgs {
     /// Machine-readable output: one JSON object per line.
     #[arg(long, global = true)]
     json: bool,
+
+    /// Packed files: keep at most this many MiB of decoded blocks in
+    /// memory (0 decodes every block a lookup needs afresh).
+    #[arg(long, value_name = "MIB", global = true, default_value_t = DEFAULT_CACHE_MIB)]
+    cache: usize,
 }
+
+impl DbArgs {
+    /// `--cache` in bytes.
+    fn cache_bytes(&self) -> usize {
+        self.cache.saturating_mul(1 << 20)
+    }
+}
+
+/// The default of `--cache`: 64 MiB.
+const DEFAULT_CACHE_MIB: usize = boardsolve::db::packed::DEFAULT_CACHE_BYTES >> 20;
 
 #[derive(Args, Debug)]
 struct Ask {
@@ -139,6 +155,14 @@ enum Command {
     },
     /// Describe a database: game, variant, size, layout.
     Info,
+    /// Write a database in the packed layout: the records in compressed
+    /// blocks, each decoded on its own when a lookup needs it, with an
+    /// index. Every command and reader opens packed files as it opens the
+    /// others; `query unpack` gives the file back byte for byte.
+    Pack(pack::PackArgs),
+    /// Write the sorted or dense file a packed database holds, byte for
+    /// byte as it was packed.
+    Unpack(pack::UnpackArgs),
     /// Facts about the whole game, from the database alone: states by
     /// layer and value, the ends of the game and who wins them, the number
     /// of distinct complete games and who wins them, the start's first-move
@@ -257,10 +281,11 @@ impl Source {
         };
         let Some(path) = path else {
             let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
-            return Source::default_file(new_game(name)?);
+            return Source::default_file(new_game(name)?, args.cache_bytes());
         };
         let asked = args.game.as_deref().map(new_game).transpose()?;
-        let (db, game) = open_db(path)?;
+        let (mut db, game) = open_db(path)?;
+        db.set_cache_limit(args.cache_bytes());
         // The game asked for, and the variant in the game the file holds
         // unless --game named one.
         let want = match asked {
@@ -286,7 +311,7 @@ impl Source {
 
     /// The game's default file in the current directory, or live search
     /// when it is missing and the game has it.
-    fn default_file(game: AnyGame) -> Result<Source, Failure> {
+    fn default_file(game: AnyGame, cache_bytes: usize) -> Result<Source, Failure> {
         let path = PathBuf::from(game.default_file_name());
         if !path.exists() || game.game().descriptor().storage_error().is_some() {
             if game.has_book() {
@@ -303,10 +328,11 @@ impl Source {
                 game.generator_command()
             )));
         }
-        let (db, found) = open_db(&path)?;
+        let (mut db, found) = open_db(&path)?;
         if found.label() != game.label() {
             return Err(wrong_game(&path, game.label(), &found));
         }
+        db.set_cache_limit(cache_bytes);
         Ok(Source {
             db: Some(db),
             game: found,
@@ -760,20 +786,11 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     let start = g.start();
     let start_value = boardsolve::analysis::stored_value(g, db, start, g.canonical(start))
         .map_err(|e| db_failure(anyhow::Error::new(e).context(source.path.clone())))?;
+    let file_bytes = db.file_bytes().len() as u64;
     if json {
-        let l = &h.layout;
-        let j = serde_json::json!({
-            "db": source.path,
-            "game": h.game_name, "game_id": h.game_id, "variant": h.variant,
-            "records": h.record_count, "complete": h.is_complete(), "generator": h.generator,
-            "layout_kind": match h.kind { LayoutKind::Sorted => "sorted", LayoutKind::Dense => "dense" },
-            "layout": {"key_shift": l.key_shift, "key_bits": l.key_bits, "value_shift": l.value_shift,
-                       "value_bits": l.value_bits, "remoteness_shift": l.remoteness_shift,
-                       "remoteness_bits": l.remoteness_bits},
-            "start_value": g.score(start, start_value.net),
-            "start_remoteness": start_value.remoteness,
-        });
-        emit(&format!("{j}\n"))?;
+        let line = boardsolve::analysis::json::info(&source.path, db, g)
+            .map_err(|e| db_failure(anyhow::Error::new(e).context(source.path.clone())))?;
+        emit(&format!("{line}\n"))?;
     } else {
         let mut o = String::new();
         let _ = writeln!(o, "database:   {}", source.path);
@@ -792,14 +809,27 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
                 "partial"
             }
         );
-        let _ = writeln!(
-            o,
-            "layout:     {}",
-            match h.kind {
-                LayoutKind::Sorted => "sorted u64 records (canonical positions only)",
-                LayoutKind::Dense => "dense, one byte per key (every position)",
+        let records = match h.kind {
+            LayoutKind::Sorted => "sorted u64 records (canonical positions only)",
+            LayoutKind::Dense => "dense, one byte per key (every position)",
+        };
+        match h.packed {
+            None => {
+                let _ = writeln!(o, "layout:     {records}");
             }
-        );
+            Some(p) => {
+                let _ = writeln!(
+                    o,
+                    "layout:     packed: {} entries in {} blocks of {}, {file_bytes} bytes, \
+                     {:.2} bits a position",
+                    p.entry_count,
+                    p.block_count,
+                    p.block_entries,
+                    8.0 * file_bytes as f64 / h.record_count.max(1) as f64
+                );
+                let _ = writeln!(o, "unpacked:   {records}");
+            }
+        }
         let _ = writeln!(o, "written by: {}", h.generator);
         let _ = writeln!(
             o,
@@ -890,6 +920,18 @@ fn run_serve(db_args: &DbArgs, args: &serve::ServeArgs) -> Result<u8, Failure> {
 fn run_stats(db_args: &DbArgs, args: &stats::StatsArgs) -> Result<u8, Failure> {
     let source = Source::open(db_args)?;
     let db = source.database()?;
+    // The statistics read every record: a packed file is unpacked in
+    // memory first.
+    let unpacked;
+    let db = if db.is_packed() {
+        unpacked = db
+            .unpack()
+            .with_context(|| format!("database {}", source.path))
+            .map_err(db_failure)?;
+        &unpacked
+    } else {
+        db
+    };
     db.build_index();
     stats::run(db, &source.game, &source.path, db_args.json, args)
 }
@@ -982,6 +1024,8 @@ fn main() -> ExitCode {
         None => run_ask(&cli.db, &cli.ask, cli.color.enabled()),
         Some(Command::Verify { quiet }) => run_verify(&cli.db, *quiet),
         Some(Command::Info) => run_info(&cli.db),
+        Some(Command::Pack(args)) => pack::run_pack(&cli.db, args),
+        Some(Command::Unpack(args)) => pack::run_unpack(&cli.db, args),
         Some(Command::Stats(args)) => run_stats(&cli.db, args),
         Some(Command::Serve(args)) => run_serve(&cli.db, args),
         // A scripted session (stdin not a terminal) is not coloured unless

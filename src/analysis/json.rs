@@ -7,8 +7,9 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{Analysis, WeakAnalysis};
-use crate::core::Move;
+use crate::analysis::{Analysis, QueryError, WeakAnalysis};
+use crate::core::{LayoutKind, Move};
+use crate::db::Database;
 use crate::render::Presentation;
 
 /// The index of a result's class: 0 a loss, 1 a tie, 2 a win.
@@ -232,6 +233,69 @@ pub fn weak(game: &dyn Presentation, input: &str, w: &WeakAnalysis) -> String {
     }
     o.push_str("]}");
     o
+}
+
+/// The description of a database `query info --json` prints (and the
+/// probe's and the Python package's `info`), keys in alphabetical order:
+/// the file's path as given, its header, its layout, and the start's value
+/// as the game reports it. A packed file adds `packed`: the layout of the
+/// records it holds, its entries, blocks, size and bits a position.
+pub fn info(path: &str, db: &Database, game: &dyn Presentation) -> Result<String, QueryError> {
+    let h = db.header();
+    let start = game.start();
+    let v = super::stored_value(game, db, start, game.canonical(start))?;
+    let kind = |k: LayoutKind| match k {
+        LayoutKind::Sorted => "sorted",
+        LayoutKind::Dense => "dense",
+    };
+    let l = &h.layout;
+    let mut o = String::with_capacity(512);
+    o.push_str("{\"complete\":");
+    o.push_str(if h.is_complete() { "true" } else { "false" });
+    o.push_str(",\"db\":");
+    string(&mut o, path);
+    o.push_str(",\"game\":");
+    string(&mut o, &h.game_name);
+    let _ = write!(o, ",\"game_id\":{},\"generator\":", h.game_id);
+    string(&mut o, &h.generator);
+    let _ = write!(
+        o,
+        ",\"layout\":{{\"key_bits\":{},\"key_shift\":{},\"remoteness_bits\":{},\
+         \"remoteness_shift\":{},\"value_bits\":{},\"value_shift\":{}}}",
+        l.key_bits, l.key_shift, l.remoteness_bits, l.remoteness_shift, l.value_bits, l.value_shift
+    );
+    let _ = write!(
+        o,
+        ",\"layout_kind\":\"{}\"",
+        if h.is_packed() {
+            "packed"
+        } else {
+            kind(h.kind)
+        }
+    );
+    if let Some(p) = h.packed {
+        let bytes = db.file_bytes().len() as u64;
+        let bits = 8.0 * bytes as f64 / h.record_count.max(1) as f64;
+        let _ = write!(
+            o,
+            ",\"packed\":{{\"bits_per_position\":{bits:.4},\"block_entries\":{},\"blocks\":{},\
+             \"bytes\":{bytes},\"entries\":{},\"records_layout\":\"{}\"}}",
+            p.block_entries,
+            p.block_count,
+            p.entry_count,
+            kind(h.kind)
+        );
+    }
+    let _ = write!(
+        o,
+        ",\"records\":{},\"start_remoteness\":{},\"start_value\":{},\"variant\":",
+        h.record_count,
+        v.remoteness,
+        game.score(start, v.net)
+    );
+    string(&mut o, &h.variant);
+    o.push('}');
+    Ok(o)
 }
 
 #[cfg(test)]

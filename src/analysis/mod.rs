@@ -13,7 +13,9 @@ pub mod stats;
 #[cfg(feature = "engine")]
 pub mod verify;
 
-use crate::core::{Edge, Game, Limits, Move, MoveMark, Oracle, Outcome, Player, Position, Value};
+use crate::core::{
+    Corrupted, Edge, Game, Limits, Move, MoveMark, Oracle, Outcome, Player, Position, Value,
+};
 
 /// One legal move of an analysed position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,7 +161,8 @@ pub fn stored_value(
     canonical: u64,
 ) -> Result<Value, QueryError> {
     let mut found = Vec::with_capacity(1);
-    db.values(&[canonical], &mut found);
+    db.values(&[canonical], &mut found)
+        .map_err(|c| damaged(game, state, c))?;
     match found.pop().flatten() {
         Some(v) => checked(game, &game.limits(), state, v),
         None => Err(missing(game, db, state, canonical)),
@@ -179,7 +182,12 @@ pub fn evaluate(
 ) -> Vec<Result<Value, QueryError>> {
     let keys: Vec<u64> = states.iter().map(|&s| game.canonical(s)).collect();
     let mut found = Vec::with_capacity(keys.len());
-    db.values(&keys, &mut found);
+    if let Err(c) = db.values(&keys, &mut found) {
+        return states
+            .iter()
+            .map(|&s| Err(damaged(game, s, c.clone())))
+            .collect();
+    }
     let limits = game.limits();
     let mut edges = Vec::new();
     states
@@ -225,6 +233,16 @@ fn checked(game: &dyn Game, limits: &Limits, state: u64, v: Value) -> Result<Val
         Ok(v)
     } else {
         Err(out_of_range(game, state, v))
+    }
+}
+
+/// The error for a lookup that read damaged bytes (kept off the hot path).
+#[cold]
+#[inline(never)]
+fn damaged(game: &dyn Game, state: u64, c: Corrupted) -> QueryError {
+    QueryError::Inconsistent {
+        position: game.format_position(state),
+        reason: c.reason,
     }
 }
 
@@ -304,7 +322,8 @@ fn analyze_with(
         _ => game.canonical(e.child),
     }));
     keys.push(canonical);
-    db.values(keys, found);
+    db.values(keys, found)
+        .map_err(|c| damaged(game, state, c))?;
     let limits = game.limits();
     let value = match found.pop().flatten() {
         Some(v) => checked(game, &limits, state, v)?,
@@ -429,7 +448,8 @@ pub fn analyze_weak(
     let moves = if signs_add_up {
         let keys: Vec<u64> = edges.iter().map(|e| game.canonical(e.child)).collect();
         let mut outcomes = Vec::new();
-        db.outcomes(&keys, &mut outcomes);
+        db.outcomes(&keys, &mut outcomes)
+            .map_err(|c| damaged(game, state, c))?;
         edges
             .iter()
             .zip(outcomes)

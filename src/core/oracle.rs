@@ -4,6 +4,24 @@
 
 use super::value::Value;
 
+/// A source of values found damaged while answering: bytes that fail their
+/// checksum, or that break the format. Nothing read from them is used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Corrupted {
+    /// What is wrong, and where.
+    pub reason: String,
+}
+
+impl Corrupted {
+    /// A damaged source, because of `reason`.
+    pub fn new(reason: impl Into<String>) -> Corrupted {
+        Corrupted {
+            reason: reason.into(),
+        }
+    }
+}
+
 /// Where the analysis gets the values of positions.
 ///
 /// A database is one: it knows the states it holds. A live search knows
@@ -11,18 +29,18 @@ use super::value::Value;
 pub trait Oracle: Sync {
     /// Sets `out[i]` to the value of canonical state `keys[i]` for its side
     /// to move, or `None` when the oracle does not know it (`out` is
-    /// cleared first).
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>);
+    /// cleared first). Fails when what it reads is damaged.
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted>;
 
     /// True when the oracle knows every reachable state, so that a state it
     /// does not know is unreachable (else: not in the database).
     fn is_complete(&self) -> bool;
 
     /// The value of one canonical state (see [`Oracle::values`]).
-    fn value(&self, key: u64) -> Option<Value> {
+    fn value(&self, key: u64) -> Result<Option<Value>, Corrupted> {
         let mut out = Vec::with_capacity(1);
-        self.values(&[key], &mut out);
-        out.pop().flatten()
+        self.values(&[key], &mut out)?;
+        Ok(out.pop().flatten())
     }
 
     /// Sets `out[i]` to the sign of the value of canonical state `keys[i]`
@@ -30,11 +48,12 @@ pub trait Oracle: Sync {
     /// unknown. Cheaper than the exact value where an oracle searches (a
     /// search that only has to tell the outcome cuts far more); the default
     /// takes the sign of [`Oracle::values`].
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
         let mut values = Vec::with_capacity(keys.len());
-        self.values(keys, &mut values);
+        self.values(keys, &mut values)?;
         out.clear();
         out.extend(values.into_iter().map(|v| v.map(|v| v.net.signum())));
+        Ok(())
     }
 
     /// For an oracle that searches: the count of the nodes it has visited,
@@ -50,16 +69,16 @@ pub trait Oracle: Sync {
 pub type NodeCounter = std::sync::Arc<std::sync::atomic::AtomicU64>;
 
 impl<T: Oracle + ?Sized> Oracle for &T {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
-        (**self).values(keys, out);
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+        (**self).values(keys, out)
     }
 
     fn is_complete(&self) -> bool {
         (**self).is_complete()
     }
 
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
-        (**self).outcomes(keys, out);
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
+        (**self).outcomes(keys, out)
     }
 
     fn node_counter(&self) -> Option<NodeCounter> {
@@ -70,6 +89,7 @@ impl<T: Oracle + ?Sized> Oracle for &T {
 /// A book a search may consult: every state it holds with its exact value.
 /// A database of the game is one.
 pub trait BookSource: Oracle {
-    /// Every state of the book with its value, in increasing key order.
-    fn entries(&self) -> Box<dyn Iterator<Item = (u64, Value)> + '_>;
+    /// Every state of the book with its value, in increasing key order; an
+    /// item is an error where the book is found damaged.
+    fn entries(&self) -> Box<dyn Iterator<Item = Result<(u64, Value), Corrupted>> + '_>;
 }

@@ -5,8 +5,24 @@ use crate::core::layout::{LayoutKind, RecordLayout};
 
 /// The eight magic bytes a database starts with.
 pub const MAGIC: [u8; 8] = *b"BSOLVEDB";
-/// The format version this build writes and reads.
+/// The format version of sorted and dense files.
 pub const FORMAT_VERSION: u32 = 1;
+/// The format version of packed files (layout kind 3).
+pub const PACKED_FORMAT_VERSION: u32 = 2;
+/// The `layout_kind` of a packed file.
+pub const PACKED_LAYOUT_KIND: u32 = 3;
+/// Codec 1: raw DEFLATE (RFC 1951), the only one.
+pub const CODEC_DEFLATE: u32 = 1;
+/// The fewest entries a block of a packed file may hold.
+pub const MIN_BLOCK_ENTRIES: u32 = 64;
+/// The most entries a block of a packed file may hold.
+pub const MAX_BLOCK_ENTRIES: u32 = 1 << 20;
+/// The largest block a packed file may have, in bytes.
+pub const MAX_BLOCK_SIZE: u32 = 1 << 26;
+/// The smallest block: one byte of payload and the checksum.
+pub const MIN_BLOCK_SIZE: u64 = 9;
+/// Bytes per entry of a packed file's index.
+pub const INDEX_ENTRY_SIZE: u64 = 16;
 /// The byte-order mark, stored little-endian (bytes `0D 0C 0B 0A`).
 pub const BYTE_ORDER_MARK: u32 = 0x0A0B_0C0D;
 /// The size of the header; records start at this offset, page aligned.
@@ -32,6 +48,15 @@ mod off {
     pub const START_KEY: usize = 168;
     pub const GENERATOR: usize = 176;
     pub const RESERVED: usize = 208;
+    pub const PACKED_KIND: usize = 208;
+    pub const CODEC: usize = 212;
+    pub const BLOCK_ENTRIES: usize = 216;
+    pub const MAX_BLOCK_SIZE: usize = 220;
+    pub const ENTRY_COUNT: usize = 224;
+    pub const BLOCK_COUNT: usize = 232;
+    pub const INDEX_OFFSET: usize = 240;
+    pub const INDEX_CHECKSUM: usize = 248;
+    pub const PACKED_RESERVED: usize = 256;
     pub const HEADER_CHECKSUM: usize = 4088;
 }
 /// Width of the game-name field.
@@ -46,6 +71,93 @@ const _: () = assert!(off::HEADER_CHECKSUM + 8 == HEADER_SIZE);
 const _: () = assert!(off::RECORDS_CHECKSUM + 16 == off::START_KEY);
 const _: () = assert!(HEADER_SIZE.is_multiple_of(8));
 
+/// What a packed file's header adds (`format-spec.md`, sections 2 and 3c):
+/// how its blocks are cut and where its index is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedInfo {
+    /// The codec of the blocks ([`CODEC_DEFLATE`]).
+    pub codec: u32,
+    /// Entries per block (every block but the last holds this many).
+    pub block_entries: u32,
+    /// The largest block, checksum included, in bytes.
+    pub max_block_size: u32,
+    /// Entries stored: every record of a sorted file, the canonical keys of
+    /// a dense one.
+    pub entry_count: u64,
+    /// The number of blocks.
+    pub block_count: u64,
+    /// Where the index starts (and the blocks end).
+    pub index_offset: u64,
+    /// XXH3-64 of the index.
+    pub index_checksum: u64,
+}
+
+impl PackedInfo {
+    /// Checks the fields against one another and against the header they
+    /// belong to.
+    fn check(&self, kind: LayoutKind, record_count: u64) -> Result<(), DbError> {
+        let bad = |field: &'static str, reason: String| DbError::HeaderField { field, reason };
+        if self.codec != CODEC_DEFLATE {
+            return Err(bad("codec", format!("{} is not a known codec", self.codec)));
+        }
+        let n = self.block_entries;
+        if !n.is_power_of_two() || !(MIN_BLOCK_ENTRIES..=MAX_BLOCK_ENTRIES).contains(&n) {
+            return Err(bad(
+                "block_entries",
+                format!(
+                    "{n} is not a power of two from {MIN_BLOCK_ENTRIES} to {MAX_BLOCK_ENTRIES}"
+                ),
+            ));
+        }
+        if !(MIN_BLOCK_SIZE..=u64::from(MAX_BLOCK_SIZE)).contains(&u64::from(self.max_block_size)) {
+            return Err(bad(
+                "max_block_size",
+                format!(
+                    "{} is not from {MIN_BLOCK_SIZE} to {MAX_BLOCK_SIZE}",
+                    self.max_block_size
+                ),
+            ));
+        }
+        if self.entry_count > record_count
+            || (kind == LayoutKind::Sorted && self.entry_count != record_count)
+        {
+            return Err(bad(
+                "entry_count",
+                format!("{} entries for {record_count} records", self.entry_count),
+            ));
+        }
+        if self.block_count != self.entry_count.div_ceil(u64::from(n)) {
+            return Err(bad(
+                "block_count",
+                format!(
+                    "{} blocks for {} entries of {n} a block",
+                    self.block_count, self.entry_count
+                ),
+            ));
+        }
+        let least = self
+            .block_count
+            .checked_mul(MIN_BLOCK_SIZE)
+            .and_then(|b| b.checked_add(HEADER_SIZE as u64));
+        if least.is_none_or(|least| self.index_offset < least) {
+            return Err(bad(
+                "index_offset",
+                format!(
+                    "{} leaves no room for {} blocks",
+                    self.index_offset, self.block_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The size of the index in bytes (checked by [`PackedInfo::check`] to
+    /// fit, through the file size).
+    pub fn index_size(&self) -> u64 {
+        self.block_count.saturating_mul(INDEX_ENTRY_SIZE)
+    }
+}
+
 /// The decoded header of a database.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -57,7 +169,8 @@ pub struct Header {
     pub game_name: String,
     /// Canonical variant spec.
     pub variant: String,
-    /// How the records are arranged: sorted `u64`s or dense bytes.
+    /// How the records are arranged: sorted `u64`s or dense bytes (for a
+    /// packed file, the layout of the records it packs).
     pub kind: LayoutKind,
     /// Record bit layout.
     pub layout: RecordLayout,
@@ -69,6 +182,8 @@ pub struct Header {
     pub start_key: u64,
     /// Name and version of the program that wrote the file.
     pub generator: String,
+    /// For a packed file (format version 2), its blocks and index.
+    pub packed: Option<PackedInfo>,
 }
 
 fn put_str(
@@ -123,11 +238,15 @@ impl Header {
     pub fn encode(&self) -> Result<Vec<u8>, DbError> {
         let mut b = vec![0u8; HEADER_SIZE];
         b[off::MAGIC..off::MAGIC + 8].copy_from_slice(&MAGIC);
-        b[off::VERSION..off::VERSION + 4].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let (version, code) = match self.packed {
+            Some(_) => (PACKED_FORMAT_VERSION, PACKED_LAYOUT_KIND),
+            None => (FORMAT_VERSION, self.kind.code()),
+        };
+        b[off::VERSION..off::VERSION + 4].copy_from_slice(&version.to_le_bytes());
         b[off::BYTE_ORDER..off::BYTE_ORDER + 4].copy_from_slice(&BYTE_ORDER_MARK.to_le_bytes());
         b[off::HEADER_SIZE..off::HEADER_SIZE + 4]
             .copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-        b[off::LAYOUT_KIND..off::LAYOUT_KIND + 4].copy_from_slice(&self.kind.code().to_le_bytes());
+        b[off::LAYOUT_KIND..off::LAYOUT_KIND + 4].copy_from_slice(&code.to_le_bytes());
         b[off::GAME_ID..off::GAME_ID + 4].copy_from_slice(&self.game_id.to_le_bytes());
         b[off::FLAGS..off::FLAGS + 4].copy_from_slice(&self.flags.to_le_bytes());
         put_str(
@@ -170,6 +289,18 @@ impl Header {
             &self.generator,
             "generator",
         )?;
+        if let Some(p) = &self.packed {
+            p.check(self.kind, self.record_count)?;
+            let mut put = |at: usize, bytes: &[u8]| b[at..at + bytes.len()].copy_from_slice(bytes);
+            put(off::PACKED_KIND, &self.kind.code().to_le_bytes());
+            put(off::CODEC, &p.codec.to_le_bytes());
+            put(off::BLOCK_ENTRIES, &p.block_entries.to_le_bytes());
+            put(off::MAX_BLOCK_SIZE, &p.max_block_size.to_le_bytes());
+            put(off::ENTRY_COUNT, &p.entry_count.to_le_bytes());
+            put(off::BLOCK_COUNT, &p.block_count.to_le_bytes());
+            put(off::INDEX_OFFSET, &p.index_offset.to_le_bytes());
+            put(off::INDEX_CHECKSUM, &p.index_checksum.to_le_bytes());
+        }
         let sum = header_checksum(&b);
         b[off::HEADER_CHECKSUM..].copy_from_slice(&sum.to_le_bytes());
         Ok(b)
@@ -190,7 +321,7 @@ impl Header {
             return Err(DbError::BadMagic);
         }
         let version = u32_at(buf, off::VERSION);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != PACKED_FORMAT_VERSION {
             return Err(DbError::UnsupportedVersion { found: version });
         }
         let bom = u32_at(buf, off::BYTE_ORDER);
@@ -211,8 +342,22 @@ impl Header {
             ));
         }
         let code = u32_at(buf, off::LAYOUT_KIND);
-        let kind = LayoutKind::from_code(code)
-            .ok_or_else(|| bad("layout_kind", format!("{code} is not a known layout")))?;
+        let packed = version == PACKED_FORMAT_VERSION;
+        if packed != (code == PACKED_LAYOUT_KIND) {
+            return Err(bad(
+                "layout_kind",
+                format!("{code} is not a layout of format version {version}"),
+            ));
+        }
+        let code = if packed {
+            u32_at(buf, off::PACKED_KIND)
+        } else {
+            code
+        };
+        let kind = LayoutKind::from_code(code).ok_or_else(|| {
+            let field = if packed { "packed_kind" } else { "layout_kind" };
+            bad(field, format!("{code} is not a known layout"))
+        })?;
         let f = |i: usize| u32::from(buf[off::FIELDS + i]);
         let layout = RecordLayout {
             key_shift: f(0),
@@ -239,10 +384,12 @@ impl Header {
                 format!("{offset}, expected {HEADER_SIZE}"),
             ));
         }
-        if buf[off::RESERVED..off::HEADER_CHECKSUM]
-            .iter()
-            .any(|&b| b != 0)
-        {
+        let reserved = if packed {
+            off::PACKED_RESERVED
+        } else {
+            off::RESERVED
+        };
+        if buf[reserved..off::HEADER_CHECKSUM].iter().any(|&b| b != 0) {
             return Err(bad("reserved", "reserved bytes are not zero".into()));
         }
         let flags = u32_at(buf, off::FLAGS);
@@ -257,6 +404,22 @@ impl Header {
         }
         let mut checksum = [0u8; 16];
         checksum.copy_from_slice(&buf[off::RECORDS_CHECKSUM..off::RECORDS_CHECKSUM + 16]);
+        let record_count = u64_at(buf, off::RECORD_COUNT);
+        let packed = if packed {
+            let info = PackedInfo {
+                codec: u32_at(buf, off::CODEC),
+                block_entries: u32_at(buf, off::BLOCK_ENTRIES),
+                max_block_size: u32_at(buf, off::MAX_BLOCK_SIZE),
+                entry_count: u64_at(buf, off::ENTRY_COUNT),
+                block_count: u64_at(buf, off::BLOCK_COUNT),
+                index_offset: u64_at(buf, off::INDEX_OFFSET),
+                index_checksum: u64_at(buf, off::INDEX_CHECKSUM),
+            };
+            info.check(kind, record_count)?;
+            Some(info)
+        } else {
+            None
+        };
         Ok(Header {
             game_id: u32_at(buf, off::GAME_ID),
             flags,
@@ -264,16 +427,30 @@ impl Header {
             variant: get_str(buf, off::VARIANT, VARIANT_LEN, "variant")?,
             kind,
             layout,
-            record_count: u64_at(buf, off::RECORD_COUNT),
+            record_count,
             records_checksum: u128::from_le_bytes(checksum),
             start_key: u64_at(buf, off::START_KEY),
             generator: get_str(buf, off::GENERATOR, GENERATOR_LEN, "generator")?,
+            packed,
         })
     }
 
     /// The file size this header implies, or an error if it overflows (or,
     /// for a dense file, if the record count is not `2^key_bits`).
     pub fn expected_file_size(&self) -> Result<u64, DbError> {
+        if let Some(p) = &self.packed {
+            // The sizes of the records packed must fit as well: unpacking
+            // writes them.
+            self.unpacked().expected_file_size()?;
+            return p
+                .block_count
+                .checked_mul(INDEX_ENTRY_SIZE)
+                .and_then(|n| n.checked_add(p.index_offset))
+                .ok_or_else(|| DbError::HeaderField {
+                    field: "block_count",
+                    reason: format!("{} blocks cannot fit in a file", p.block_count),
+                });
+        }
         if self.kind == LayoutKind::Dense {
             // `is_well_formed_for` bounds key_bits, so the shift cannot overflow.
             let want = 1u64 << self.layout.key_bits;
@@ -294,6 +471,20 @@ impl Header {
                 field: "record_count",
                 reason: format!("{} records cannot fit in a file", self.record_count),
             })
+    }
+
+    /// The header of the sorted or dense file a packed file holds (this
+    /// header itself for one that is not packed): what unpacking writes.
+    pub fn unpacked(&self) -> Header {
+        Header {
+            packed: None,
+            ..self.clone()
+        }
+    }
+
+    /// True for a packed file (format version 2).
+    pub fn is_packed(&self) -> bool {
+        self.packed.is_some()
     }
 
     /// True when the file holds every reachable state.
@@ -325,6 +516,7 @@ mod tests {
             records_checksum: 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
             start_key: 0,
             generator: "boardsolve 0.1.0".into(),
+            packed: None,
         }
     }
 

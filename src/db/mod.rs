@@ -13,6 +13,9 @@ mod check;
 #[cfg(feature = "engine")]
 mod direct;
 pub mod header;
+#[cfg(feature = "engine")]
+pub mod pack;
+pub mod packed;
 pub mod reader;
 #[cfg(feature = "engine")]
 pub mod writer;
@@ -102,8 +105,9 @@ pub enum DbError {
     BadMagic,
     /// The format version is not one this build reads.
     #[error(
-        "unsupported format version {found} (this build reads version {})",
-        header::FORMAT_VERSION
+        "unsupported format version {found} (this build reads versions {} and {})",
+        header::FORMAT_VERSION,
+        header::PACKED_FORMAT_VERSION
     )]
     UnsupportedVersion {
         /// The version in the file.
@@ -150,6 +154,10 @@ pub enum DbError {
         /// What the file holds.
         found: String,
     },
+    /// A block of a packed file is damaged (a checksum mismatch, or content
+    /// that breaks the format).
+    #[error("{0}")]
+    Corrupted(#[from] crate::core::Corrupted),
     /// A record breaks an invariant (found by verification).
     #[error("record {index} (key {key:#x}): {reason}")]
     BadRecord {

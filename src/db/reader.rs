@@ -8,23 +8,47 @@ use std::sync::OnceLock;
 use memmap2::{Advice, Mmap};
 
 use super::header::{Header, HEADER_SIZE};
+use super::packed::{Canonical, PackedStore};
 use super::DbError;
 use crate::core::layout::LayoutKind;
-use crate::core::{BookSource, Oracle, Value};
+use crate::core::{BookSource, Corrupted, Oracle, Value};
 
-/// An open, validated, memory-mapped database, of either layout: sorted
-/// `u64` records (binary-searched) or dense bytes (indexed by key).
+/// The bytes of a database: the file mapped, or a copy in memory (a
+/// packed file unpacked), kept in `u64`s so that records are aligned.
+#[derive(Debug)]
+enum Backing {
+    Map(Mmap),
+    Owned { words: Vec<u64>, len: usize },
+}
+
+impl Backing {
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Map(m) => m,
+            Backing::Owned { words, len } => &bytemuck::cast_slice(words)[..*len],
+        }
+    }
+}
+
+/// An open, validated database, of any layout: sorted `u64` records
+/// (binary-searched), dense bytes (indexed by key), both memory-mapped, or
+/// packed blocks (the index in memory, each block checked and decoded when
+/// a lookup needs it, and kept in a bounded cache).
 ///
 /// [`Database::open`] checks the header (magic, version, byte order,
-/// checksum, fields) and that the file size matches the record count; it does
-/// not read the records. [`Database::verify_checksum`] reads them all.
+/// checksum, fields) and that the file size matches the record count (and a
+/// packed file's index); it does not read the records.
+/// [`Database::verify_checksum`] reads them all.
 #[derive(Debug)]
 pub struct Database {
     path: PathBuf,
-    map: Mmap,
+    map: Backing,
     header: Header,
     /// Every [`FENCE`]-th record, for many lookups (see [`Database::build_index`]).
     fences: OnceLock<Vec<u64>>,
+    /// A packed file's index and decoded blocks.
+    packed: Option<PackedStore>,
 }
 
 /// Records per fence of the lookup index: a fence block is 2 KiB, so a
@@ -117,16 +141,22 @@ impl Database {
         }
         // Lookups touch few pages at random.
         let _ = map.advise(Advice::Random);
+        let packed = match header.packed {
+            Some(_) => Some(PackedStore::open(&header, &map)?),
+            None => None,
+        };
         let db = Database {
             path,
-            map,
+            map: Backing::Map(map),
             header,
             fences: OnceLock::new(),
+            packed,
         };
         // Page alignment of the map and the size check make this infallible,
         // but check anyway rather than trust.
         if db.header.kind == LayoutKind::Sorted
-            && bytemuck::try_cast_slice::<u8, u64>(&db.map[HEADER_SIZE..]).is_err()
+            && db.packed.is_none()
+            && bytemuck::try_cast_slice::<u8, u64>(&db.map.bytes()[HEADER_SIZE..]).is_err()
         {
             return Err(DbError::HeaderField {
                 field: "records_offset",
@@ -147,21 +177,106 @@ impl Database {
     }
 
     /// The records of a sorted file, as stored (little-endian `u64`s); empty
-    /// for a dense file.
+    /// for a dense or a packed file (see [`Database::unpack`]).
     pub fn raw_records(&self) -> &[u64] {
-        if self.header.kind != LayoutKind::Sorted {
+        if self.header.kind != LayoutKind::Sorted || self.packed.is_some() {
             return &[];
         }
-        bytemuck::try_cast_slice(&self.map[HEADER_SIZE..]).unwrap_or(&[])
+        bytemuck::try_cast_slice(&self.map.bytes()[HEADER_SIZE..]).unwrap_or(&[])
     }
 
-    /// The entries of a dense file, one byte per key; empty for a sorted
-    /// file.
+    /// The entries of a dense file, one byte per key; empty for a sorted or
+    /// a packed file (see [`Database::unpack`]).
     pub fn dense_entries(&self) -> &[u8] {
         match self.header.kind {
-            LayoutKind::Dense => &self.map[HEADER_SIZE..],
-            LayoutKind::Sorted => &[],
+            LayoutKind::Dense if self.packed.is_none() => &self.map.bytes()[HEADER_SIZE..],
+            _ => &[],
         }
+    }
+
+    /// The whole file as it is (mapped), or for a copy made by
+    /// [`Database::unpack`], the file it stands for.
+    pub fn file_bytes(&self) -> &[u8] {
+        self.map.bytes()
+    }
+
+    /// True for a packed file.
+    pub fn is_packed(&self) -> bool {
+        self.packed.is_some()
+    }
+
+    /// A packed file's index and block cache.
+    pub fn packed(&self) -> Option<&PackedStore> {
+        self.packed.as_ref()
+    }
+
+    /// Gives a packed dense file its game's canonical keys, which it needs
+    /// to find its entries (the registry does this on opening); nothing
+    /// for other files.
+    pub fn set_canonical(&self, canonical: Canonical) {
+        if let Some(p) = &self.packed {
+            p.set_canonical(canonical);
+        }
+    }
+
+    /// Bounds the memory a packed file's decoded blocks take (by default
+    /// [`super::packed::DEFAULT_CACHE_BYTES`]); nothing for other files,
+    /// which are mapped.
+    pub fn set_cache_limit(&mut self, bytes: usize) {
+        if let Some(p) = &mut self.packed {
+            p.set_cache_limit(bytes);
+        }
+    }
+
+    /// The file a packed file holds, unpacked in memory, every block
+    /// checked on the way: a database of the sorted or dense layout whose
+    /// bytes are those `query unpack` writes. For a file that is not
+    /// packed, an error.
+    pub fn unpack(&self) -> Result<Database, DbError> {
+        let Some(store) = &self.packed else {
+            return Err(DbError::HeaderField {
+                field: "layout_kind",
+                reason: "the file is not packed".into(),
+            });
+        };
+        let header = self.header.unpacked();
+        let head = header.encode()?;
+        let bytes = self.map.bytes();
+        let (words, len) = match header.kind {
+            LayoutKind::Sorted => {
+                let records = store.unpack_sorted(bytes)?;
+                let mut words = Vec::with_capacity(HEADER_SIZE / 8 + records.len());
+                words.extend(
+                    head.chunks_exact(8)
+                        .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]))),
+                );
+                words.extend(records.iter().map(|r| r.to_le()));
+                let len = words.len() * 8;
+                (words, len)
+            }
+            LayoutKind::Dense => {
+                let table = store.unpack_dense(bytes)?;
+                let len = HEADER_SIZE + table.len();
+                let mut words = vec![0u64; len.div_ceil(8)];
+                let all: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+                all[..HEADER_SIZE].copy_from_slice(&head);
+                all[HEADER_SIZE..len].copy_from_slice(&table);
+                (words, len)
+            }
+        };
+        if header.expected_file_size()? != len as u64 {
+            return Err(DbError::Size {
+                expected: header.expected_file_size()?,
+                actual: len as u64,
+            });
+        }
+        Ok(Database {
+            path: self.path.clone(),
+            map: Backing::Owned { words, len },
+            header,
+            fences: OnceLock::new(),
+            packed: None,
+        })
     }
 
     /// The value of key `key` in a dense file.
@@ -205,9 +320,13 @@ impl Database {
     }
 
     /// The index of the record holding `key`, if any (in a dense file, the
-    /// key itself when it is in range).
+    /// key itself when it is in range; in a packed file, always `None`:
+    /// its records have no index in the file).
     #[inline]
     pub fn find(&self, key: u64) -> Option<usize> {
+        if self.packed.is_some() {
+            return None;
+        }
         if self.header.kind == LayoutKind::Dense {
             return usize::try_from(key)
                 .ok()
@@ -234,12 +353,17 @@ impl Database {
     /// different keys overlap instead of waiting for each other; for the ~10
     /// children of a position this is markedly faster than [`Database::get`]
     /// one by one.
-    pub fn get_many(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+    ///
+    /// A packed file fails when a block it reads is damaged.
+    pub fn get_many(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
         const LANES: usize = 32;
         out.clear();
+        if let Some(p) = &self.packed {
+            return p.get_many(self.map.bytes(), keys, out);
+        }
         if self.header.kind == LayoutKind::Dense {
             out.extend(keys.iter().map(|&k| self.dense_get(k)));
-            return;
+            return Ok(());
         }
         let layout = self.header.layout;
         let records = self.raw_records();
@@ -329,6 +453,7 @@ impl Database {
                 out.push(found);
             }
         }
+        Ok(())
     }
 
     /// Builds a small in-memory index (every 256th record, about 0.4% of the
@@ -336,8 +461,8 @@ impl Database {
     /// many lookups; it reads one record per 2 KiB of the file, so a single
     /// lookup is faster without it. Idempotent and thread-safe.
     pub fn build_index(&self) {
-        if self.header.kind == LayoutKind::Dense {
-            return; // a dense file is its own index
+        if self.header.kind == LayoutKind::Dense || self.packed.is_some() {
+            return; // a dense file is its own index, a packed one has one
         }
         self.fences.get_or_init(|| {
             self.raw_records()
@@ -348,21 +473,39 @@ impl Database {
         });
     }
 
-    /// The value stored for canonical key `key`, if the file holds it.
+    /// The value stored for canonical key `key`, if the file holds it (a
+    /// packed file fails when the block it reads is damaged).
     #[inline]
-    pub fn get(&self, key: u64) -> Option<Value> {
-        if self.header.kind == LayoutKind::Dense {
-            return self.dense_get(key);
+    pub fn get(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+        if self.packed.is_some() {
+            let mut out = Vec::with_capacity(1);
+            self.get_many(&[key], &mut out)?;
+            return Ok(out.pop().flatten());
         }
-        let i = self.find(key)?;
-        self.record(i).map(|r| self.header.layout.value(r))
+        if self.header.kind == LayoutKind::Dense {
+            return Ok(self.dense_get(key));
+        }
+        Ok(self
+            .find(key)
+            .and_then(|i| self.record(i))
+            .map(|r| self.header.layout.value(r)))
     }
 
-    /// Reads every record and checks the records checksum.
+    /// Reads every record and checks the records checksum (a packed file:
+    /// every block's checksum and content, then the checksum of the records
+    /// unpacked).
     pub fn verify_checksum(&self) -> Result<(), DbError> {
-        let _ = self.map.advise(Advice::Sequential);
-        let sum = xxhash_rust::xxh3::xxh3_128(&self.map[HEADER_SIZE..]);
-        let _ = self.map.advise(Advice::Random);
+        if self.packed.is_some() {
+            return self.unpack()?.verify_checksum();
+        }
+        let advise = |advice| {
+            if let Backing::Map(m) = &self.map {
+                let _ = m.advise(advice);
+            }
+        };
+        advise(Advice::Sequential);
+        let sum = xxhash_rust::xxh3::xxh3_128(&self.map.bytes()[HEADER_SIZE..]);
+        advise(Advice::Random);
         if sum == self.header.records_checksum {
             Ok(())
         } else {
@@ -372,8 +515,8 @@ impl Database {
 }
 
 impl Oracle for Database {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
-        self.get_many(keys, out);
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+        self.get_many(keys, out)
     }
 
     fn is_complete(&self) -> bool {
@@ -382,18 +525,35 @@ impl Oracle for Database {
 }
 
 impl BookSource for Database {
-    fn entries(&self) -> Box<dyn Iterator<Item = (u64, Value)> + '_> {
+    fn entries(&self) -> Box<dyn Iterator<Item = Result<(u64, Value), Corrupted>> + '_> {
         let layout = self.header().layout;
+        if let Some(p) = &self.packed {
+            // Block by block: each checked and decoded as it is reached.
+            let bytes = self.map.bytes();
+            let codec = *p.codec();
+            let per_block = move |b: usize| -> Box<dyn Iterator<Item = _>> {
+                match p.decode_block(bytes, b) {
+                    Ok(block) => Box::new(
+                        block
+                            .records
+                            .into_iter()
+                            .map(move |r| Ok((codec.key_of(r), codec.value(r)))),
+                    ),
+                    Err(e) => Box::new(std::iter::once(Err(e))),
+                }
+            };
+            return Box::new((0..p.block_count() as usize).flat_map(per_block));
+        }
         match self.header().kind {
             LayoutKind::Sorted => Box::new(self.raw_records().iter().map(move |&r| {
                 let r = u64::from_le(r);
-                (layout.key(r), layout.value(r))
+                Ok((layout.key(r), layout.value(r)))
             })),
             LayoutKind::Dense => Box::new(
                 self.dense_entries()
                     .iter()
                     .enumerate()
-                    .map(move |(k, &byte)| (k as u64, layout.dense_value(k as u64, byte))),
+                    .map(move |(k, &byte)| Ok((k as u64, layout.dense_value(k as u64, byte)))),
             ),
         }
     }
@@ -431,15 +591,15 @@ mod tests {
                 db.build_index();
             }
             let all: Vec<u64> = keys.iter().chain(&absent).copied().collect();
-            db.get_many(&all, &mut many);
-            let one: Vec<_> = all.iter().map(|&k| db.get(k)).collect();
+            db.get_many(&all, &mut many).unwrap();
+            let one: Vec<_> = all.iter().map(|&k| db.get(k).unwrap()).collect();
             assert_eq!(many, one, "indexed: {indexed}");
             assert_eq!(many.iter().filter(|v| v.is_some()).count(), keys.len());
         }
         for (i, &k) in keys.iter().enumerate() {
             assert_eq!(plain[i], Some(i));
             assert_eq!(db.find(k), Some(i));
-            assert_eq!(db.get(k), sol.get(k));
+            assert_eq!(db.get(k), Ok(sol.get(k)));
         }
         for k in absent {
             assert_eq!(db.find(k), None, "{k:#x}");

@@ -87,6 +87,7 @@ fn header_without_records(
         records_checksum: 0,
         start_key: start,
         generator: format!("boardsolve {}", crate::VERSION),
+        packed: None,
     }
 }
 
@@ -261,8 +262,19 @@ pub fn write_database(
     desc: &GameDescriptor,
     solution: &Solved,
 ) -> Result<(), DbError> {
+    write_file(
+        path,
+        &header_for(desc, solution),
+        &[&record_bytes(solution)],
+    )
+}
+
+/// Writes a file whose header is `header` and whose bytes after the header
+/// are `parts`, one after the other, atomically as [`write_database`] does;
+/// the parts must be what the header describes (they are read back and
+/// checked before the file is renamed into place).
+pub fn write_file(path: &Path, header: &Header, parts: &[&[u8]]) -> Result<(), DbError> {
     check_target(path)?;
-    let header = header_for(desc, solution);
     let header_bytes = header.encode()?;
     let (dir, name) = dir_and_name(path);
     let io_at = |p: &Path| {
@@ -272,9 +284,11 @@ pub fn write_database(
     remove_stale_in(&dir, &name);
     let tmp = create_temporary(&dir, &name).map_err(io_at(&dir))?;
     let tmp_path = tmp.path().to_path_buf();
-    super::direct::write_parts(tmp.as_file(), &[&header_bytes, &record_bytes(solution)])
-        .map_err(io_at(&tmp_path))?;
-    publish(tmp, path, &dir, &header)
+    let mut all: Vec<&[u8]> = Vec::with_capacity(parts.len() + 1);
+    all.push(&header_bytes);
+    all.extend_from_slice(parts);
+    super::direct::write_parts(tmp.as_file(), &all).map_err(io_at(&tmp_path))?;
+    publish(tmp, path, &dir, header)
 }
 
 /// Makes a written temporary file the database at `path`: its mode, fsync,
@@ -316,11 +330,17 @@ fn publish(
             reason: "the written header does not read back identically".into(),
         });
     }
-    drop(check);
-    let written = super::direct::checksum_from(&tmp_path, super::header::HEADER_SIZE as u64)
-        .map_err(io_at(&tmp_path))?;
-    if written != header.records_checksum {
-        return Err(DbError::RecordsChecksum);
+    if let Some(packed) = check.packed() {
+        // The index was checked on opening; every block's checksum now.
+        packed.check_block_sums(check.file_bytes())?;
+        drop(check);
+    } else {
+        drop(check);
+        let written = super::direct::checksum_from(&tmp_path, super::header::HEADER_SIZE as u64)
+            .map_err(io_at(&tmp_path))?;
+        if written != header.records_checksum {
+            return Err(DbError::RecordsChecksum);
+        }
     }
     tmp.persist(path).map_err(|e| DbError::Io {
         path: path.to_path_buf(),

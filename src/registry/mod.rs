@@ -251,7 +251,13 @@ impl AnyGame {
     /// Opens and validates the database at `path`, and sets up its game:
     /// the header is checked against the game before the file is mapped.
     pub fn open(path: &std::path::Path) -> Result<(Database, AnyGame), OpenError> {
-        Database::open_checked(path, AnyGame::from_header)
+        let (db, game) = Database::open_checked(path, AnyGame::from_header)?;
+        if db.is_packed() {
+            // A packed dense table stores canonical keys only.
+            let g = game.clone();
+            db.set_canonical(std::sync::Arc::new(move |k| g.game().canonical(k)));
+        }
+        Ok((db, game))
     }
 
     /// The game's registry entry.

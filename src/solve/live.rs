@@ -15,7 +15,7 @@
 use std::sync::Mutex;
 
 use super::book::{BookError, BookGame};
-use crate::core::{BookSource, Edge, NodeCounter, Oracle, Value};
+use crate::core::{BookSource, Corrupted, Edge, NodeCounter, Oracle, Value};
 
 /// The default `log2` of the transposition table entries: 2^26 entries,
 /// 512 MiB of 8-byte entries, mapped only as the search fills them (an
@@ -45,7 +45,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         let mut searchers = game.searchers(super::book::threads(), table_bits)?;
         if let Some(b) = book {
             // Searches take the book's values at the states it holds.
-            game.attach_book(&mut searchers, b);
+            game.attach_book(&mut searchers, b)?;
         }
         let nodes = NodeCounter::default();
         for s in &mut searchers {
@@ -67,8 +67,11 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
 
     /// The book's value of a canonical key, if there is a book and it
     /// holds the key.
-    pub fn book_value(&self, key: u64) -> Option<Value> {
-        self.book.and_then(|b| b.value(key))
+    pub fn book_value(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+        match self.book {
+            Some(b) => b.value(key),
+            None => Ok(None),
+        }
     }
 
     /// Fills the unknown entries of `out` (one per key of `keys`) by search:
@@ -115,7 +118,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         let mut searcher = taken.or_else(|| {
             let mut made = self.game.searchers(1, self.table_bits).ok()?;
             if let Some(b) = self.book {
-                self.game.attach_book(&mut made, b);
+                self.game.attach_book(&mut made, b).ok()?;
             }
             for s in &mut made {
                 self.game.count_nodes(s, self.nodes.clone());
@@ -131,9 +134,9 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
 }
 
 impl<G: BookGame> Oracle for LiveSearch<'_, G> {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
         match self.book {
-            Some(book) => book.values(keys, out),
+            Some(book) => book.values(keys, out)?,
             None => {
                 out.clear();
                 out.resize(keys.len(), None);
@@ -142,6 +145,7 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
         self.search_missing(keys, out, Value::TERMINAL, |s, key| {
             self.game.search(s, key)
         });
+        Ok(())
     }
 
     fn is_complete(&self) -> bool {
@@ -153,12 +157,17 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
         Some(self.nodes.clone())
     }
 
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) {
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
         out.clear();
-        out.extend(
-            keys.iter()
-                .map(|&k| self.book_value(k).map(|v| v.net.signum())),
-        );
+        match self.book {
+            Some(book) => {
+                let mut values = Vec::with_capacity(keys.len());
+                book.values(keys, &mut values)?;
+                out.extend(values.into_iter().map(|v| v.map(|v| v.net.signum())));
+            }
+            None => out.resize(keys.len(), None),
+        }
         self.search_missing(keys, out, 0, |s, key| self.game.search_outcome(s, key));
+        Ok(())
     }
 }

@@ -67,7 +67,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
     let mut solver = Solver::with_table_bits(20).unwrap();
     for &key in &keys {
         let p = Bitboard::from_key(v, key).unwrap();
-        let stored = db.get(key).unwrap();
+        let stored = db.get(key).unwrap().unwrap();
         if p.is_over() {
             assert_eq!(stored, Value::TERMINAL, "{p}");
         } else {
@@ -103,7 +103,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
     // nodes it holds; every value is the lone solver's.
     let live = LiveSearch::new(g.clone(), Some(&db), 20).unwrap();
     let mut probe = Solver::with_table_bits(20).unwrap();
-    probe.set_book(Some(Arc::new(g.book_scores(&db))));
+    probe.set_book(Some(Arc::new(g.book_scores(&db).unwrap())));
     assert_eq!(probe.book().unwrap().depth(), DEPTH);
     let mut out = Vec::new();
     for seq in [
@@ -116,7 +116,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
         "333322115",
     ] {
         let p = Bitboard::from_moves(v, seq).unwrap();
-        live.values(&[p.canonical_key()], &mut out);
+        live.values(&[p.canonical_key()], &mut out).unwrap();
         let score = solver.solve(&p);
         assert_eq!(out[0].map(|x| x.net), Some(score), "{seq}");
         assert_eq!(probe.solve(&p), score, "{seq}");

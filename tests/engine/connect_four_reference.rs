@@ -361,6 +361,7 @@ fn boards_past_the_database_limit_are_searched_exactly() {
             let position = game.game().parse(&text.join(",")).expect("a legal line");
             let got = live
                 .value(game.game().canonical(position.state))
+                .expect("no damage")
                 .expect("searched");
             assert_eq!(got.net, want, "{w}x{h} {cols:?}");
             checked += 1;

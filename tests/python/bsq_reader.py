@@ -4,8 +4,11 @@
 Written from format-spec.md alone, to show that the spec is enough to read a
 database: it validates the header (including the XXH3-64 header checksum),
 looks positions up (binary search over the memory-mapped records of a sorted
-file, direct indexing into a dense file) and prints, for each position given
-on the command line, one JSON object per line. For British Square:
+file, direct indexing into a dense file; in a packed file, the block the
+index names, checked and inflated, then searched) and prints, for each
+position given on the command line, one JSON object per line. Sorted and
+dense files (format version 1) and packed files holding either (format
+version 2) are read alike. For British Square:
 
     {"position": ..., "to_move": ..., "value": ..., "remoteness": ...,
      "moves": [{"move": ..., "value": ..., "remoteness": ...}, ...]}
@@ -24,24 +27,29 @@ where a position's ``value`` is its ``net`` for the side to move and a move's
 or edge order. The game is picked from the header's game name.
 
 A bad position prints ``{"input": ..., "error": ...}`` and makes the exit
-status 1 at the end; a bad database file exits 3 at once. The records checksum
-(XXH3-128) is not checked, but a Dots and Boxes answer is checked against the
-values of the moves (a damaged entry gives an error for that position).
+status 1 at the end; a bad database file exits 3 at once, and so does a
+packed block found damaged by a lookup (the error says the database is
+corrupted). The records checksum (XXH3-128) is not checked, but a Dots and
+Boxes answer is checked against the values of the moves (a damaged entry
+gives an error for that position).
 
 Usage: python3 bsq_reader.py DBFILE POSITION...
 """
 
 import argparse
+import array
 import bisect
 import json
 import mmap
 import re
 import struct
 import sys
+import zlib
 
 # ---------------------------------------------------------------------------
-# XXH3-64, seed 0, default secret: only the "long" path (inputs > 240 bytes),
-# which is all the 4088-byte header checksum needs.
+# XXH3-64, seed 0, default secret, for inputs of any length: the header
+# checksum hashes 4088 bytes, a packed file's index and block payloads may be
+# of any size.
 # ---------------------------------------------------------------------------
 
 MASK64 = (1 << 64) - 1
@@ -65,6 +73,19 @@ STRIPE_LEN = 64
 SECRET_CONSUME_RATE = 8
 SECRET_LASTACC_START = 7
 SECRET_MERGEACCS_START = 11
+SECRET_SIZE_MIN = 136
+MIDSIZE_START_OFFSET = 3
+MIDSIZE_LAST_OFFSET = 17
+
+
+def _u32(data, offset):
+    """The little-endian u32 at ``offset``."""
+    return struct.unpack_from("<I", data, offset)[0]
+
+
+def _u64(data, offset):
+    """The little-endian u64 at ``offset``."""
+    return struct.unpack_from("<Q", data, offset)[0]
 
 
 def _lanes(data, offset):
@@ -103,11 +124,81 @@ def _avalanche(h):
     return h ^ (h >> 32)
 
 
-def xxh3_64(data):
-    """XXH3-64 (seed 0, default secret) of ``data``; needs len(data) > 240."""
+def _xxh64_avalanche(h):
+    """XXH64's final avalanche, used by XXH3 for inputs of 0 to 3 bytes."""
+    h ^= h >> 33
+    h = (h * PRIME64_2) & MASK64
+    h ^= h >> 29
+    h = (h * PRIME64_3) & MASK64
+    return h ^ (h >> 32)
+
+
+def _rrmxmx(h, length):
+    """XXH3's stronger avalanche, used for inputs of 4 to 8 bytes."""
+    rotl49 = ((h << 49) | (h >> 15)) & MASK64
+    rotl24 = ((h << 24) | (h >> 40)) & MASK64
+    h ^= rotl49 ^ rotl24
+    h = (h * 0x9FB21C651E98DF25) & MASK64
+    h ^= (h >> 35) + length
+    h = (h * 0x9FB21C651E98DF25) & MASK64
+    return h ^ (h >> 28)
+
+
+def _mix16(data, offset, secret_offset):
+    """Mix 16 input bytes with 16 bytes of the secret."""
+    return _mul128_fold64(
+        _u64(data, offset) ^ _u64(DEFAULT_SECRET, secret_offset),
+        _u64(data, offset + 8) ^ _u64(DEFAULT_SECRET, secret_offset + 8))
+
+
+def _xxh3_0to16(data):
+    """XXH3-64 of at most 16 bytes."""
     length = len(data)
-    if length <= 240:
-        raise ValueError("only the long-input path of XXH3 is implemented")
+    secret = DEFAULT_SECRET
+    if length == 0:
+        return _xxh64_avalanche(_u64(secret, 56) ^ _u64(secret, 64))
+    if length <= 3:
+        combined = (data[0] << 16 | data[length >> 1] << 24
+                    | data[length - 1] | length << 8)
+        return _xxh64_avalanche(combined ^ (_u32(secret, 0) ^ _u32(secret, 4)))
+    if length <= 8:
+        bitflip = _u64(secret, 8) ^ _u64(secret, 16)
+        value = _u32(data, length - 4) + (_u32(data, 0) << 32)
+        return _rrmxmx(value ^ bitflip, length)
+    low = _u64(data, 0) ^ _u64(secret, 24) ^ _u64(secret, 32)
+    high = _u64(data, length - 8) ^ _u64(secret, 40) ^ _u64(secret, 48)
+    swapped = int.from_bytes(low.to_bytes(8, "little"), "big")
+    acc = length + swapped + high + _mul128_fold64(low, high)
+    return _avalanche(acc & MASK64)
+
+
+def _xxh3_17to128(data):
+    """XXH3-64 of 17 to 128 bytes."""
+    length = len(data)
+    acc = length * PRIME64_1
+    rounds = (length - 1) // 32  # pairs of 16-byte reads from both ends
+    for i in range(rounds, -1, -1):
+        acc += _mix16(data, 16 * i, 32 * i)
+        acc += _mix16(data, length - 16 * (i + 1), 32 * i + 16)
+    return _avalanche(acc & MASK64)
+
+
+def _xxh3_129to240(data):
+    """XXH3-64 of 129 to 240 bytes."""
+    length = len(data)
+    acc = length * PRIME64_1
+    for i in range(8):
+        acc += _mix16(data, 16 * i, 16 * i)
+    acc = _avalanche(acc & MASK64)
+    for i in range(8, length // 16):
+        acc += _mix16(data, 16 * i, 16 * (i - 8) + MIDSIZE_START_OFFSET)
+    acc += _mix16(data, length - 16, SECRET_SIZE_MIN - MIDSIZE_LAST_OFFSET)
+    return _avalanche(acc & MASK64)
+
+
+def _xxh3_long(data):
+    """XXH3-64 of more than 240 bytes: stripes, blocks and scrambles."""
+    length = len(data)
     acc = [PRIME32_3, PRIME64_1, PRIME64_2, PRIME64_3,
            PRIME64_4, PRIME32_2, PRIME64_5, PRIME32_1]
     secret_size = len(DEFAULT_SECRET)
@@ -134,17 +225,32 @@ def xxh3_64(data):
     return _avalanche(result & MASK64)
 
 
+def xxh3_64(data):
+    """XXH3-64 (seed 0, default secret) of the bytes ``data``."""
+    length = len(data)
+    if length <= 16:
+        return _xxh3_0to16(data)
+    if length <= 128:
+        return _xxh3_17to128(data)
+    if length <= 240:
+        return _xxh3_129to240(data)
+    return _xxh3_long(data)
+
+
 # ---------------------------------------------------------------------------
 # Database file
 # ---------------------------------------------------------------------------
 
 HEADER_SIZE = 4096
 MAGIC = b"BSOLVEDB"
-FORMAT_VERSION = 1
 BYTE_ORDER_MARK = 0x0A0B0C0D
 LAYOUT_SORTED = 1
 LAYOUT_DENSE = 2
-LAYOUT_NAMES = {LAYOUT_SORTED: "sorted", LAYOUT_DENSE: "dense"}
+LAYOUT_PACKED = 3
+LAYOUT_NAMES = {LAYOUT_SORTED: "sorted", LAYOUT_DENSE: "dense",
+                LAYOUT_PACKED: "packed"}
+# The layout kinds of each format version (validation step 3).
+FORMAT_LAYOUTS = {1: (LAYOUT_SORTED, LAYOUT_DENSE), 2: (LAYOUT_PACKED,)}
 RECORD_SIZE = {LAYOUT_SORTED: 8, LAYOUT_DENSE: 1}
 MAX_DENSE_KEY_BITS = 36
 FLAG_COMPLETE = 1
@@ -167,6 +273,15 @@ def _header_string(header, offset, width, name):
     if b"\0" in text or any(b < 0x20 or b > 0x7E for b in text):
         raise BadFile(f"{name} is not NUL-padded printable ASCII")
     return text.decode("ascii")
+
+
+def _u64_array(data):
+    """The little-endian u64s of ``data`` as an ``array('Q')``."""
+    values = array.array("Q")
+    values.frombytes(data)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
 
 
 class _StructRecords:
@@ -199,7 +314,12 @@ def _known_game(game_id, name, variant):
 
 
 class Database:
-    """A validated, memory-mapped database of a game this reader knows."""
+    """A validated, memory-mapped database of a game this reader knows.
+
+    ``layout`` is the layout of the records (sorted or dense); ``packed`` is
+    the :class:`PackedRecords` of a packed file (format version 2), which
+    holds those records in compressed blocks, or None.
+    """
 
     def __init__(self, path):
         try:
@@ -211,7 +331,10 @@ class Database:
                 self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except OSError as e:
             raise BadFile(f"cannot open: {e.strerror or e}") from e
+        self.packed = None
         self._validate(self.map[:HEADER_SIZE], size)
+        if self.packed is not None:
+            return  # blocks are read and inflated by each lookup
         if self.layout == LAYOUT_DENSE:
             self.entries = memoryview(self.map)[HEADER_SIZE:]  # byte k: key k
         elif sys.byteorder == "little":
@@ -223,15 +346,19 @@ class Database:
     def _validate(self, header, size):
         """Check the header in the order of the spec's validation list."""
         def u32(offset):
-            return struct.unpack_from("<I", header, offset)[0]
+            return _u32(header, offset)
 
         def u64(offset):
-            return struct.unpack_from("<Q", header, offset)[0]
+            return _u64(header, offset)
 
         if header[0:8] != MAGIC:
             raise BadFile("bad magic: not a boardsolve database")
-        if u32(8) != FORMAT_VERSION:
-            raise BadFile(f"unknown format version {u32(8)}")
+        version = u32(8)
+        if version not in FORMAT_LAYOUTS:
+            raise BadFile(f"unknown format version {version}")
+        if u32(20) not in FORMAT_LAYOUTS[version]:
+            raise BadFile(f"layout_kind {u32(20)} is not one of format "
+                          f"version {version}")
         if u32(12) != BYTE_ORDER_MARK:
             raise BadFile(f"bad byte-order mark {u32(12):#010x}")
         if xxh3_64(header[:4088]) != u64(4088):
@@ -239,8 +366,10 @@ class Database:
         if u32(16) != HEADER_SIZE:
             raise BadFile(f"bad header_size {u32(16)}")
         layout = u32(20)
-        if layout not in RECORD_SIZE:
-            raise BadFile(f"unknown layout_kind {layout}")
+        if layout == LAYOUT_PACKED:
+            layout = u32(208)  # packed_kind: the layout of the records
+            if layout not in RECORD_SIZE:
+                raise BadFile(f"unknown packed_kind {layout}")
         if u64(144) != HEADER_SIZE:
             raise BadFile(f"bad records_offset {u64(144)}")
         fields = tuple(header[128:134])
@@ -266,13 +395,18 @@ class Database:
             raise BadFile(f"unknown flags {u32(28):#x}")
         if layout == LAYOUT_DENSE and not u32(28) & FLAG_COMPLETE:
             raise BadFile("a dense file must be marked complete")
-        if any(header[134:136]) or any(header[208:4088]):
+        reserved_from = 208 if version == 1 else PACKED_HEADER_END
+        if any(header[134:136]) or any(header[reserved_from:4088]):
             raise BadFile("reserved header bytes are not zero")
         self.record_count = u64(136)
+        if version == 2:
+            self.packed = PackedRecords(header, layout, self.record_count)
         if layout == LAYOUT_DENSE and self.record_count != 1 << key_bits:
             raise BadFile(f"dense record_count {self.record_count} is not "
                           f"2^key_bits = {1 << key_bits}")
-        if HEADER_SIZE + RECORD_SIZE[layout] * self.record_count != size:
+        if self.packed is not None:
+            self.packed.check_index(self.map, size)
+        elif HEADER_SIZE + RECORD_SIZE[layout] * self.record_count != size:
             raise BadFile(f"file size {size} does not match record_count "
                           f"{self.record_count} (truncated or padded)")
         game = _header_string(header, 32, 32, "game_name")
@@ -287,6 +421,8 @@ class Database:
                           f"{variant}")
         if u64(168) != self.game.start_key():
             raise BadFile("start_key is not the key of the start position")
+        if self.packed is not None and layout == LAYOUT_DENSE:
+            self.packed.check_dense_keys(self.game)
         # Step 9: the checksums cannot tell a forged count from a true one.
         most, exact = self.game.positions()
         if self.record_count > most:
@@ -306,22 +442,31 @@ class Database:
         """(net, remoteness) stored for ``key``, or None if absent.
 
         Sorted files hold canonical keys only; a dense file holds every key
-        below ``2^key_bits``, canonical or not.
+        below ``2^key_bits``, canonical or not (a packed one the canonical
+        keys only, so its lookups canonicalise the key first).
         """
         if self.layout == LAYOUT_DENSE:
             if not 0 <= key < self.record_count:
                 return None
-            byte = self.entries[key]
+            if self.packed is not None:
+                byte = self.packed.dense_entry(self.game.canonical_key(key))
+            else:
+                byte = self.entries[key]
             net = byte - 256 if byte >= 128 else byte
             return self._in_range(key, net,
                                   self.key_bits - bin(key).count("1"))
-        target = key << self.key_shift
-        i = bisect.bisect_left(self.records, target)
-        if i == len(self.records):
-            return None
-        record = self.records[i]
-        if record >> self.key_shift != key:
-            return None
+        if self.packed is not None:
+            record = self.packed.sorted_record(key)
+            if record is None:
+                return None
+        else:
+            target = key << self.key_shift
+            i = bisect.bisect_left(self.records, target)
+            if i == len(self.records):
+                return None
+            record = self.records[i]
+            if record >> self.key_shift != key:
+                return None
         net = (record >> self.value_shift) & ((1 << self.value_bits) - 1)
         if net >> (self.value_bits - 1):  # two's complement sign bit
             net -= 1 << self.value_bits
@@ -334,6 +479,335 @@ class Database:
             raise BadFile(f"key {key:#x}: value (net {net}, remoteness "
                           f"{remoteness}) is out of the game's range")
         return net, remoteness
+
+
+# ---------------------------------------------------------------------------
+# Packed records (format version 2, section 3c)
+# ---------------------------------------------------------------------------
+
+PACKED_HEADER_END = 256  # the version-2 fields take header bytes 208..256
+CODEC_DEFLATE = 1
+MIN_BLOCK_ENTRIES = 64
+MAX_BLOCK_ENTRIES = 1 << 20
+MIN_BLOCK_SIZE = 9
+MAX_BLOCK_SIZE = 1 << 26
+INDEX_ENTRY_SIZE = 16
+BLOCK_CHECKSUM_SIZE = 8
+MAX_LEB128_SIZE = 10
+# Decoded blocks kept for later lookups: at most this many, and fewer when
+# they take more than about this many bytes together.
+BLOCK_CACHE_BLOCKS = 64
+BLOCK_CACHE_BYTES = 128 << 20
+
+
+def _planes(content, offset, count, planes):
+    """Fields of ``count`` entries stored as ``planes`` byte planes at
+    ``offset`` (plane 0 the lowest byte of every field), as an array('Q')."""
+    interleaved = bytearray(8 * count)
+    for plane in range(planes):
+        start = offset + plane * count
+        interleaved[plane::8] = content[start:start + count]
+    return _u64_array(interleaved)
+
+
+class PackedRecords:
+    """The blocks and the index of a packed file (spec section 3c).
+
+    The header fields are checked on construction (validation step 6), the
+    file size and the index by :meth:`check_index` (step 7) and, for dense
+    records, the keys of the index against the game by
+    :meth:`check_dense_keys` (step 8). A block is checked and inflated when a
+    lookup first needs it; anything wrong with it raises :class:`BadFile`
+    saying the database is corrupted.
+    """
+
+    def __init__(self, header, kind, record_count):
+        """Read and check the version-2 header fields of a file whose
+        records have the layout ``kind`` (sorted or dense)."""
+        self.kind = kind
+        (self.key_shift, self.key_bits, self.value_shift, self.value_bits,
+         _, self.rem_bits) = tuple(header[128:134])
+        codec = _u32(header, 212)
+        self.block_entries = _u32(header, 216)
+        self.max_block_size = _u32(header, 220)
+        self.entry_count = _u64(header, 224)
+        self.block_count = _u64(header, 232)
+        self.index_offset = _u64(header, 240)
+        self.index_checksum = _u64(header, 248)
+        if codec != CODEC_DEFLATE:
+            raise BadFile(f"unknown codec {codec}")
+        entries = self.block_entries
+        if not (MIN_BLOCK_ENTRIES <= entries <= MAX_BLOCK_ENTRIES
+                and entries & (entries - 1) == 0):
+            raise BadFile(f"block_entries {entries} is not a power of two "
+                          f"from {MIN_BLOCK_ENTRIES} to {MAX_BLOCK_ENTRIES}")
+        if not MIN_BLOCK_SIZE <= self.max_block_size <= MAX_BLOCK_SIZE:
+            raise BadFile(f"max_block_size {self.max_block_size} is not "
+                          f"from {MIN_BLOCK_SIZE} to {MAX_BLOCK_SIZE}")
+        if self.entry_count > record_count:
+            raise BadFile(f"entry_count {self.entry_count} is more than "
+                          f"record_count {record_count}")
+        if kind == LAYOUT_SORTED and self.entry_count != record_count:
+            raise BadFile(f"entry_count {self.entry_count} of sorted records "
+                          f"is not record_count {record_count}")
+        if self.block_count != -(-self.entry_count // entries):
+            raise BadFile(f"block_count {self.block_count} is not "
+                          f"ceil(entry_count / block_entries)")
+        if self.index_offset < HEADER_SIZE + MIN_BLOCK_SIZE * self.block_count:
+            raise BadFile(f"index_offset {self.index_offset} leaves less than "
+                          f"{MIN_BLOCK_SIZE} bytes per block")
+        self.buf = self.game = None
+        self.first_keys = self.offsets = None
+        self.cache = {}  # block number -> (decoded block, size in bytes)
+        self.cached_bytes = 0
+
+    # -- validation -----------------------------------------------------------
+
+    def check_index(self, buf, size):
+        """Check the file size and the index against the header (step 7)."""
+        if self.index_offset + INDEX_ENTRY_SIZE * self.block_count != size:
+            raise BadFile(f"file size {size} does not match index_offset "
+                          f"{self.index_offset} and block_count "
+                          f"{self.block_count} (truncated or padded)")
+        index = buf[self.index_offset:size]
+        if xxh3_64(index) != self.index_checksum:
+            raise BadFile("index checksum mismatch")
+        table = _u64_array(index)
+        first_keys, offsets = table[0::2], table[1::2]
+        if not self.block_count:
+            if self.index_offset != HEADER_SIZE:
+                raise BadFile(f"index_offset {self.index_offset} of a file "
+                              "without blocks is not 4096")
+        else:
+            self._check_offsets(offsets)
+            self._check_first_keys(first_keys)
+        self.buf, self.first_keys, self.offsets = buf, first_keys, offsets
+
+    def _check_offsets(self, offsets):
+        """The blocks follow one another from 4096 to ``index_offset``, each
+        of 9 to ``max_block_size`` bytes, the largest of exactly that size."""
+        if offsets[0] != HEADER_SIZE:
+            raise BadFile(f"index: the first block starts at {offsets[0]}, "
+                          f"not {HEADER_SIZE}")
+        ends = offsets[1:]
+        ends.append(self.index_offset)
+        sizes = [end - start for start, end in zip(offsets, ends)]
+        smallest, largest = min(sizes), max(sizes)
+        if smallest < MIN_BLOCK_SIZE:
+            block = sizes.index(smallest)
+            raise BadFile(f"index: block {block} at {offsets[block]} has "
+                          f"{smallest} bytes (offsets must ascend by at least "
+                          f"{MIN_BLOCK_SIZE} up to index_offset)")
+        if largest > self.max_block_size:
+            block = sizes.index(largest)
+            raise BadFile(f"index: block {block} has {largest} bytes, more "
+                          f"than max_block_size {self.max_block_size}")
+        if largest != self.max_block_size:
+            raise BadFile(f"max_block_size {self.max_block_size} is not the "
+                          f"size of the largest block ({largest})")
+
+    def _check_first_keys(self, first_keys):
+        """The first keys ascend strictly and fit in ``key_bits`` bits."""
+        for block in range(1, len(first_keys)):
+            if first_keys[block] <= first_keys[block - 1]:
+                raise BadFile(f"index: the first key of block {block} is not "
+                              "above the previous block's")
+        if first_keys[-1] >> self.key_bits:
+            raise BadFile("index: a first key does not fit in key_bits")
+
+    def check_dense_keys(self, game):
+        """Dense records: ``entry_count`` is the number of canonical keys of
+        ``game`` and every first key is canonical, the first one key 0."""
+        canonical = game.canonical_count()
+        if self.entry_count != canonical:
+            raise BadFile(f"entry_count {self.entry_count} is not the "
+                          f"{canonical} canonical keys of the board")
+        if self.block_count and self.first_keys[0] != 0:
+            raise BadFile("index: the first block does not start at key 0")
+        for block, key in enumerate(self.first_keys):
+            if game.canonical_key(key) != key:
+                raise BadFile(f"index: the first key of block {block} is not "
+                              "canonical")
+        self.game = game
+
+    # -- lookups -------------------------------------------------------------
+
+    def sorted_record(self, key):
+        """The record of ``key`` (sorted records), or None if absent."""
+        block = bisect.bisect_right(self.first_keys, key) - 1
+        if block < 0:
+            return None
+        keys, nets, remotenesses = self._block(block)
+        i = bisect.bisect_left(keys, key)
+        if i == len(keys) or keys[i] != key:
+            return None
+        return (key << self.key_shift | nets[i] << self.value_shift
+                | remotenesses[i])
+
+    def dense_entry(self, key):
+        """The entry byte of the canonical ``key`` (dense records)."""
+        block = bisect.bisect_right(self.first_keys, key) - 1
+        flags, entries = self._block(block)
+        offset = key - self.first_keys[block]
+        if not flags[offset]:
+            raise ValueError(f"key {key:#x} is not canonical")
+        return entries[flags.count(1, 0, offset)]
+
+    # -- blocks --------------------------------------------------------------
+
+    def _block(self, block):
+        """Block ``block`` decoded, from the cache or checked and inflated."""
+        cached = self.cache.pop(block, None)
+        if cached is None:
+            cached = self._decode(block)
+            self.cached_bytes += cached[1]
+            while self.cache and (len(self.cache) >= BLOCK_CACHE_BLOCKS or
+                                  self.cached_bytes > BLOCK_CACHE_BYTES):
+                oldest = next(iter(self.cache))
+                self.cached_bytes -= self.cache.pop(oldest)[1]
+        self.cache[block] = cached  # the most recently used last
+        return cached[0]
+
+    def check_all(self):
+        """Check and decode every block, in order (the cache untouched)."""
+        for block in range(self.block_count):
+            self._decode(block)
+
+    def _corrupted(self, block, why):
+        """The error for a block that breaks the rules."""
+        return BadFile(f"database is corrupted: block {block} (at byte "
+                       f"{self.offsets[block]}): {why}")
+
+    def _entries_in(self, block):
+        """Number of entries of ``block``: all but the last are full."""
+        if block < self.block_count - 1:
+            return self.block_entries
+        return self.entry_count - block * self.block_entries
+
+    def _key_end(self, block):
+        """Keys of ``block`` are below this: the next block's first key, or
+        ``2^key_bits`` for the last block."""
+        if block < self.block_count - 1:
+            return self.first_keys[block + 1]
+        return 1 << self.key_bits
+
+    def _decode(self, block):
+        """(decoded block, its size in bytes) of ``block``, checked."""
+        start = self.offsets[block]
+        end = (self.offsets[block + 1] if block < self.block_count - 1
+               else self.index_offset)
+        payload = self.buf[start:end - BLOCK_CHECKSUM_SIZE]
+        if xxh3_64(payload) != _u64(self.buf, end - BLOCK_CHECKSUM_SIZE):
+            raise self._corrupted(block, "checksum mismatch")
+        if self.kind == LAYOUT_SORTED:
+            decoded = self._decode_sorted(block, payload)
+            return decoded, 24 * len(decoded[0])
+        decoded = self._decode_dense(block, payload)
+        return decoded, len(decoded[0]) + len(decoded[1])
+
+    def _inflate(self, block, payload, limit):
+        """The content of ``payload``, a raw DEFLATE stream that must end
+        exactly where the payload does and inflate to at most ``limit``
+        bytes."""
+        inflater = zlib.decompressobj(-15)
+        try:
+            content = inflater.decompress(payload, limit + 1)
+        except zlib.error as e:
+            raise self._corrupted(block, f"payload does not inflate ({e})")
+        if len(content) > limit:
+            raise self._corrupted(block, "content is longer than its "
+                                  f"{limit}-byte limit")
+        if not inflater.eof:
+            raise self._corrupted(block, "the DEFLATE stream does not end "
+                                  "within the payload")
+        if inflater.unused_data:
+            raise self._corrupted(block, "data follows the end of the DEFLATE "
+                                  f"stream ({len(inflater.unused_data)} "
+                                  "bytes)")
+        return content
+
+    def _decode_sorted(self, block, payload):
+        """(keys, net fields, remoteness fields) of a sorted block."""
+        count = self._entries_in(block)
+        net_planes = (self.value_bits + 7) // 8
+        rem_planes = (self.rem_bits + 7) // 8
+        field_bytes = count * (net_planes + rem_planes)
+        content = self._inflate(block, payload,
+                                (count - 1) * MAX_LEB128_SIZE + field_bytes)
+        keys, offset = self._read_keys(block, content, count)
+        if len(content) != offset + field_bytes:
+            raise self._corrupted(block, f"content is {len(content)} bytes, "
+                                  f"its {count} entries take "
+                                  f"{offset + field_bytes}")
+        nets = _planes(content, offset, count, net_planes)
+        remotenesses = _planes(content, offset + count * net_planes, count,
+                               rem_planes)
+        if max(nets) >> self.value_bits or max(remotenesses) >> self.rem_bits:
+            raise self._corrupted(block, "a field is wider than its width")
+        return keys, nets, remotenesses
+
+    def _read_keys(self, block, content, count):
+        """The ``count`` keys of a sorted block from its first key and the
+        LEB128 key steps at the start of ``content``, and where the steps
+        end."""
+        key = self.first_keys[block]
+        keys = [key]
+        offset = 0
+        try:
+            for _ in range(count - 1):
+                step = shift = 0
+                while True:
+                    byte = content[offset]
+                    offset += 1
+                    step |= (byte & 0x7F) << shift
+                    if byte < 0x80:
+                        if byte == 0 and shift:
+                            raise self._corrupted(block, "a key step is not "
+                                                  "in its shortest form")
+                        break
+                    shift += 7
+                    if shift == 7 * MAX_LEB128_SIZE:
+                        raise self._corrupted(block, "a key step has more "
+                                              f"than {MAX_LEB128_SIZE} bytes")
+                if step == 0 or step >> 64:
+                    raise self._corrupted(block, f"key step {step} is not "
+                                          "from 1 to 2^64 - 1")
+                key += step
+                keys.append(key)
+        except IndexError:
+            raise self._corrupted(block, "the key steps run past the content")
+        if key >= self._key_end(block):
+            raise self._corrupted(block, "the last key is not below the next "
+                                  "block's first key (or 2^key_bits)")
+        return array.array("Q", keys), offset
+
+    def _decode_dense(self, block, payload):
+        """(canonical flags of the keys from the block's first key on, the
+        entries) of a dense block."""
+        count = self._entries_in(block)
+        entries = self._inflate(block, payload, count)
+        if len(entries) != count:
+            raise self._corrupted(block, f"content is {len(entries)} bytes, "
+                                  f"not its {count} entries")
+        return self._canonical_range(block, count), entries
+
+    def _canonical_range(self, block, count):
+        """One byte per key from the block's first key to the next block's:
+        1 where the key is canonical. There must be ``count`` of them."""
+        first, end = self.first_keys[block], self._key_end(block)
+        parts = []
+        found = 0
+        for part in self.game.canonical_ranges(first, end):
+            found += part.count(1)
+            if found > count:
+                break
+            parts.append(part)
+        if found != count:
+            keys = f"more than {count}" if found > count else str(found)
+            raise self._corrupted(block, f"it holds {count} entries, but "
+                                  f"{keys} canonical keys lie from its first "
+                                  "key to the next block's")
+        return b"".join(parts)
 
 
 # ---------------------------------------------------------------------------
@@ -562,6 +1036,10 @@ class BritishSquare:
 
 A, B = 0, 1
 PLAYERS = "AB"
+# DotsAndBoxes.canonical_ranges works on runs of 2^CANONICAL_RUN_BITS keys,
+# and maps the top byte of a field to 1 when it holds only the guard bit.
+CANONICAL_RUN_BITS = 12
+GUARD_TO_FLAG = bytes(int(b == 0x80) for b in range(256))
 EDGE_NUMBER = re.compile(r"[0-9]+")
 SCORE = re.compile(r"([0-9]+)-([0-9]+)")
 
@@ -590,6 +1068,9 @@ class DotsAndBoxes:
                                   | 1 << left | 1 << (left + 1))
         self.boxes_of_edge = [[m for m in self.boxes if m >> e & 1]
                               for e in range(self.edges)]
+        self.key_bytes = (self.edges + 7) // 8
+        self._images = None  # per-byte image tables, built when first needed
+        self._runs = None  # the tables of canonical_ranges, likewise
 
     @classmethod
     def from_variant(cls, variant):
@@ -627,6 +1108,133 @@ class DotsAndBoxes:
         """Boxes that drawing the undrawn ``edge`` completes (0, 1 or 2)."""
         after = key | 1 << edge
         return sum(1 for m in self.boxes_of_edge[edge] if after & m == m)
+
+    # -- symmetries (a packed file stores canonical keys only) ----------------
+
+    def symmetries(self):
+        """The board's symmetries as edge permutations, the identity first:
+        mirroring (``c' = C-c``), flipping (``r' = R-r``) and, on a square
+        board, transposing, in every combination, acting on the dots; an
+        edge maps to the edge between the images of its dots."""
+        rows, cols = self.rows, self.cols
+        dots = [((r, c), (r, c + 1))
+                for r in range(rows + 1) for c in range(cols)]
+        dots += [((r, c), (r + 1, c))
+                 for r in range(rows) for c in range(cols + 1)]
+        edge_of = {frozenset(pair): edge for edge, pair in enumerate(dots)}
+        perms = []
+        for transpose in (False, True) if rows == cols else (False,):
+            for flip in (False, True):
+                for mirror in (False, True):
+                    def image(dot, transpose=transpose, flip=flip,
+                              mirror=mirror):
+                        r, c = dot
+                        if mirror:
+                            c = cols - c
+                        if flip:
+                            r = rows - r
+                        return (c, r) if transpose else (r, c)
+                    perms.append([edge_of[frozenset(map(image, pair))]
+                                  for pair in dots])
+        return perms
+
+    def _image_tables(self):
+        """Per symmetry and key byte, the images of the 256 byte values
+        (``tables[s][i][v]``): the image of a key under symmetry ``s`` is the
+        OR, or equally the sum, of ``tables[s][i]`` of its bytes."""
+        if self._images is None:
+            self._images = []
+            for perm in self.symmetries():
+                per_byte = []
+                for i in range(self.key_bytes):
+                    table = [0] * 256
+                    for value in range(1, 256):
+                        low = value & -value
+                        edge = 8 * i + low.bit_length() - 1
+                        bit = 1 << perm[edge] if edge < self.edges else 0
+                        table[value] = table[value ^ low] | bit
+                    per_byte.append(table)
+                self._images.append(per_byte)
+        return self._images
+
+    @staticmethod
+    def _image(tables, key):
+        """The image of ``key`` under the symmetry of ``tables``."""
+        return sum(table[key >> 8 * i & 0xFF]
+                   for i, table in enumerate(tables))
+
+    def canonical_key(self, key):
+        """The smallest image of ``key`` under the board's symmetries."""
+        key_bytes = [key >> 8 * i & 0xFF for i in range(self.key_bytes)]
+        return min(sum(table[byte] for table, byte in zip(tables, key_bytes))
+                   for tables in self._image_tables())
+
+    def _range_tables(self):
+        """What :meth:`canonical_ranges` needs: the bits of a run, the width
+        of a field, for each symmetry but the identity the fields
+        ``guard + image(low) - low`` of every ``low`` below ``2^run_bits``
+        as one int, and the int whose fields are all 1."""
+        if self._runs is None:
+            run_bits = min(CANONICAL_RUN_BITS, self.edges)
+            width = self.key_bytes + 1
+            guard = 1 << (8 * width - 1)
+            differences = []
+            for tables in self._image_tables()[1:]:
+                fields = b"".join(
+                    (guard + self._image(tables, low) - low).to_bytes(
+                        width, "little")
+                    for low in range(1 << run_bits))
+                differences.append(int.from_bytes(fields, "little"))
+            one = b"\x01" + bytes(width - 1)
+            ones = int.from_bytes(one * (1 << run_bits), "little")
+            self._runs = run_bits, width, differences, ones
+        return self._runs
+
+    def canonical_ranges(self, start, stop):
+        """For the keys from ``start`` to ``stop`` (excluded), one byte per
+        key, 1 where the key is canonical (no image is smaller), else 0; in
+        pieces, one per run of ``2^run_bits`` keys with the same high bits.
+
+        The keys of a run are the fields of one big integer, ``key_bytes + 1``
+        bytes each, whose top bit is a guard. A symmetry maps a key's high
+        bits and its low ``run_bits`` bits to disjoint bits, so
+        ``guard + image(key) - key`` is ``guard + image(low) - low`` (made
+        once for every low part) plus ``image(high) - high`` (the same for
+        the whole run). Every field stays between 0 and ``2^(8 width)``, so no
+        field borrows from the next, and a field keeps its guard bit exactly
+        when the image is at least the key: a key is canonical when it keeps
+        it for every symmetry.
+        """
+        run_bits, width, differences, ones = self._range_tables()
+        run = 1 << run_bits
+        guards = ones << (8 * width - 1)
+        symmetries = self._image_tables()[1:]
+        for high in range(start >> run_bits << run_bits, stop, run):
+            canonical = guards
+            for tables, difference in zip(symmetries, differences):
+                shift = self._image(tables, high) - high
+                canonical &= difference + shift * ones
+            canonical &= guards
+            fields = canonical.to_bytes(width * run, "little")
+            flags = fields[width - 1::width].translate(GUARD_TO_FLAG)
+            yield flags[max(start - high, 0):stop - high]
+
+    def canonical_count(self):
+        """Number of canonical keys, one per orbit of the symmetries: by
+        Burnside's lemma, the average over the symmetries of the keys each
+        one fixes (2 to the number of its cycles on the edges)."""
+        perms = self.symmetries()
+        total = 0
+        for perm in perms:
+            seen, cycles = set(), 0
+            for edge in range(self.edges):
+                if edge not in seen:
+                    cycles += 1
+                    while edge not in seen:
+                        seen.add(edge)
+                        edge = perm[edge]
+            total += 1 << cycles
+        return total // len(perms)
 
     @staticmethod
     def notation(key):
@@ -756,10 +1364,16 @@ def main(argv=None):
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dbfile")
-    parser.add_argument("positions", metavar="POSITION", nargs="+")
+    parser.add_argument("positions", metavar="POSITION", nargs="*")
+    parser.add_argument("--verify", action="store_true",
+                        help="check every block of a packed file first")
     args = parser.parse_args(argv)
+    if not args.positions and not args.verify:
+        parser.error("give positions, or --verify")
     try:
         db = Database(args.dbfile)
+        if args.verify and db.packed is not None:
+            db.packed.check_all()
     except BadFile as e:
         print(json.dumps({"input": args.dbfile, "error": str(e)}))
         print(f"bsq_reader: {args.dbfile}: {e}", file=sys.stderr)

@@ -185,7 +185,7 @@ fn generator_writes_a_dense_table_and_reports_the_root_value() {
     let db = Database::open(&path).unwrap();
     db.verify_checksum().unwrap();
     assert_eq!(db.header().game_name, "dots-and-boxes");
-    assert_eq!(db.get(0).unwrap().net, -3);
+    assert_eq!(db.get(0).unwrap().unwrap().net, -3);
     assert!(leftovers(dir.path()).is_empty());
 }
 

@@ -46,7 +46,7 @@ fn a_board_past_the_tables_gets_a_searched_book() {
     db.verify_checksum().unwrap();
     assert!(!db.header().is_complete());
     // The start's record: value -1, every edge still to draw.
-    let start = db.get(0).expect("the start is in the book");
+    let start = db.get(0).unwrap().expect("the start is in the book");
     assert_eq!((start.net, start.remoteness), (-1, 34));
 }
 

@@ -229,7 +229,7 @@ fn a_book_answers_inside_and_live_search_past_it_agree_with_search_alone() {
     // 5x4 board's.
     let g = ConnectFour::from_variant("5x4").unwrap();
     let db = boardsolve::Database::open(&book).unwrap();
-    let start = db.get(g.canonical(g.start())).unwrap();
+    let start = db.get(g.canonical(g.start())).unwrap().unwrap();
     assert_eq!(with_book[0]["value"], start.net);
     // A book of another board than --variant asks for is refused; the
     // right one is answered.

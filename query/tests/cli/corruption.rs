@@ -249,8 +249,13 @@ fn lying_or_foreign_headers_are_refused() {
         ),
         (
             "future version",
+            patched(&sorted, 8, &3u32.to_le_bytes()),
+            "unsupported format version 3",
+        ),
+        (
+            "a version 2 header on sorted records",
             patched(&sorted, 8, &2u32.to_le_bytes()),
-            "unsupported format version 2",
+            "not a layout of format version 2",
         ),
         (
             "big-endian mark",

@@ -70,6 +70,7 @@ fn header_for(game: &dyn Game, count: u64) -> Header {
         records_checksum: 0,
         start_key: game.canonical(game.start()),
         generator: "forged".to_owned(),
+        packed: None,
     }
 }
 

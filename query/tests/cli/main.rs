@@ -12,6 +12,7 @@ mod dots_and_boxes_search;
 mod first_contact;
 mod hostile;
 mod many_readers;
+mod packed;
 mod play_cli;
 mod probe_agrees;
 mod python_reader;

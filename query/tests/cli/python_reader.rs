@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use boardsolve::db::header::header_checksum;
+use boardsolve::db::header::{header_checksum, HEADER_SIZE};
 use boardsolve::games::british_square::BritishSquare;
 use boardsolve::games::dots_and_boxes::DotsAndBoxes;
 use boardsolve::{Database, Edge, Game, Move, Player, Position, Value};
@@ -721,11 +721,11 @@ fn dab_comparable(answer: &Json) -> Option<Json> {
 /// What the library's moves and stored values say about `pos`, in the
 /// reader's JSON shape: spec section 4 applied to [`Database::get`].
 fn dab_library_answer(game: &DotsAndBoxes, db: &Database, pos: &Position) -> Json {
-    let stored = db.get(pos.state).unwrap();
+    let stored = db.get(pos.state).unwrap().unwrap();
     let moves: Vec<Json> = moves_of(game, pos.state)
         .iter()
         .map(|e| {
-            let child = db.get(e.child).unwrap();
+            let child = db.get(e.child).unwrap().unwrap();
             let value = if e.again {
                 i32::from(e.reward) + child.net
             } else {
@@ -1090,5 +1090,88 @@ fn python_reader_rejects_damaged_dense_files() {
             assert!(p.get("error").is_none(), "{text:?}: {p}");
             assert_eq!(dab_comparable(p), dab_comparable(q), "{text:?}");
         }
+    }
+}
+
+/// `query pack IN -o OUT --block-entries N`.
+fn pack_with_query(input: &Path, output: &Path, block_entries: u32) {
+    let out = run(Command::new(env!("CARGO_BIN_EXE_query"))
+        .arg("pack")
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .args(["--quiet", "--block-entries", &block_entries.to_string()]));
+    assert!(
+        out.status.success(),
+        "query pack: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn python_reader_reads_packed_files_as_query_reads_the_plain_ones() {
+    let dir = TempDir::new().unwrap();
+    // British Square: sorted records, blocks of many sizes.
+    for (i, variant) in ["4x4", "3x3,center-allowed", "5x5"].iter().enumerate() {
+        let (game, plain) = build_db(&dir, variant);
+        let samples = sample_positions(&game, 40, 300 + i as u64);
+        let texts = samples.texts();
+        let want = query_answers(&plain, &texts);
+        for block in [64, 4096] {
+            let packed = dir.path().join(format!("bsq-{variant}-{block}.packed.db"));
+            pack_with_query(&plain, &packed, block);
+            assert_eq!(
+                python_answers(&packed, &texts),
+                python_answers(&plain, &texts),
+                "{variant}, blocks of {block}"
+            );
+            assert_eq!(
+                query_answers(&packed, &texts),
+                want,
+                "{variant}, blocks of {block}"
+            );
+        }
+    }
+    // Dots and Boxes: dense tables, canonical entries only.
+    for (i, variant) in ["2x2", "2x3", "3x3"].iter().enumerate() {
+        let (game, plain) = build_dab_db(&dir, variant);
+        let samples = dab_sample_positions(&game, 4, 400 + i as u64);
+        let texts = samples.texts();
+        let packed = dir.path().join(format!("dab-{variant}.packed.db"));
+        pack_with_query(&plain, &packed, 256);
+        assert_eq!(
+            python_answers(&packed, &texts),
+            python_answers(&plain, &texts),
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn python_reader_refuses_damaged_packed_files() {
+    let dir = TempDir::new().unwrap();
+    let (_, plain) = build_db(&dir, "3x3");
+    let (_, dab) = build_dab_db(&dir, "1x2");
+    let mut files = Vec::new();
+    for (name, source) in [("bsq", &plain), ("dab", &dab)] {
+        let packed = dir.path().join(format!("{name}.packed.db"));
+        pack_with_query(source, &packed, 64);
+        let good = std::fs::read(&packed).unwrap();
+        // A bit flipped in each byte after the header, in turn: every one
+        // is refused (a block's checksum or the index's) before any answer
+        // comes from it.
+        for at in (HEADER_SIZE..good.len()).step_by(3) {
+            let mut bad = good.clone();
+            bad[at] ^= 1 << (at % 8);
+            let path = dir.path().join(format!("{name}-{at}.db"));
+            std::fs::write(&path, bad).unwrap();
+            files.push(path);
+        }
+    }
+    // The start touches block 0 only; a position of every block is
+    // needed to meet each flip: the reader's full check does.
+    for (path, (status, stderr)) in files.iter().zip(python_statuses(&files, "--verify")) {
+        assert_eq!(status, 3, "{}: {stderr}", path.display());
+        assert!(stderr.contains("corrupt"), "{}: {stderr}", path.display());
     }
 }

@@ -27,7 +27,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::core::layout::LayoutOverflow;
-use crate::core::{BookSource, Game, Value};
+use crate::core::{BookSource, Corrupted, Game, Value};
 
 #[cfg(feature = "engine")]
 mod build;
@@ -85,8 +85,15 @@ pub trait BookGame: Game + Sync {
     /// Lets `searchers` take the values of `book` (a database of this game
     /// and variant, with exact values) at the states it holds, inside their
     /// searches too. Games whose search cannot use a book ignore it.
-    fn attach_book(&self, searchers: &mut [Self::Searcher], book: &dyn BookSource) {
+    ///
+    /// Fails when the book is found damaged.
+    fn attach_book(
+        &self,
+        searchers: &mut [Self::Searcher],
+        book: &dyn BookSource,
+    ) -> Result<(), Corrupted> {
         let _ = (searchers, book);
+        Ok(())
     }
 }
 
@@ -155,6 +162,9 @@ pub enum BookError {
     /// A search thread panicked.
     #[error("a search thread failed")]
     SearchThread,
+    /// The book the searches read is damaged.
+    #[error("database corrupted: {0} (run `query verify`)")]
+    Book(#[from] Corrupted),
     /// The ranks searching with this one could not be reached, or broke the
     /// farm's protocol.
     #[error("the searching ranks: {0}")]

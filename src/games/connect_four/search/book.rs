@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{BookScores, Solver};
-use crate::core::{BookSource, Game, Value};
+use crate::core::{BookSource, Corrupted, Game, Value};
 use crate::games::connect_four::ConnectFour;
 use crate::solve::book::{BookError, BookGame};
 
@@ -59,21 +59,23 @@ impl BookGame for ConnectFour {
         }
     }
 
-    fn attach_book(&self, solvers: &mut [Solver], book: &dyn BookSource) {
-        let scores = Arc::new(self.book_scores(book));
+    fn attach_book(&self, solvers: &mut [Solver], book: &dyn BookSource) -> Result<(), Corrupted> {
+        let scores = Arc::new(self.book_scores(book)?);
         for s in solvers {
             s.set_book(Some(Arc::clone(&scores)));
         }
+        Ok(())
     }
 }
 
 impl ConnectFour {
     /// The exact scores of `book` (a database of this variant) for the
     /// solver to use ([`Solver::set_book`]).
-    pub fn book_scores(&self, book: &dyn BookSource) -> BookScores {
+    pub fn book_scores(&self, book: &dyn BookSource) -> Result<BookScores, Corrupted> {
         let entries = book
             .entries()
-            .map(|(key, value)| (key, self.score(key, value.net)));
-        BookScores::new(self.variant(), entries)
+            .map(|e| e.map(|(key, value)| (key, self.score(key, value.net))))
+            .collect::<Result<Vec<_>, Corrupted>>()?;
+        Ok(BookScores::new(self.variant(), entries))
     }
 }

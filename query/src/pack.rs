@@ -1,0 +1,199 @@
+//! `query pack` and `query unpack`: a sorted or dense database to the
+//! packed layout and back, byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use boardsolve::bars::Bars;
+use boardsolve::cli::EXIT_SUCCESS;
+use boardsolve::db::pack::{
+    pack_database, unpack_database, write_packed, PackOptions, DEFAULT_BLOCK_ENTRIES, DEFAULT_LEVEL,
+};
+use boardsolve::registry::AnyGame;
+use clap::Args;
+
+use super::{db_failure, emit, open_db, usage, DbArgs, Failure};
+
+/// `query pack`'s arguments.
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    /// The database to pack (sorted or dense; a packed one is packed again
+    /// with these options).
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+
+    /// The packed file to write (replaced atomically if it exists).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+
+    /// Entries per block, a power of two from 64 to 1048576: larger blocks
+    /// compress better, smaller ones decode faster.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCK_ENTRIES)]
+    block_entries: u32,
+
+    /// DEFLATE level, 1 (fastest) to 10 (smallest).
+    #[arg(long, value_name = "L", default_value_t = DEFAULT_LEVEL)]
+    level: u8,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// `query unpack`'s arguments.
+#[derive(Args, Debug)]
+pub struct UnpackArgs {
+    /// The packed database.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+
+    /// The sorted or dense file to write: the file that was packed, byte
+    /// for byte (replaced atomically if it exists).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+}
+
+/// The options of the database flags that do not apply to pack and unpack.
+fn refuse_db_flags(db_args: &DbArgs, command: &str) -> Result<(), Failure> {
+    if !db_args.db.is_empty() || db_args.game.is_some() || db_args.variant.is_some() {
+        return Err(usage(&format!(
+            "--db, --game and --variant do not apply to {command}: give the file as IN"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses to write a file over the one it reads.
+fn distinct(input: &Path, output: &Path) -> Result<(), Failure> {
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(usage(
+            "IN and OUT are the same file: write the result elsewhere",
+        ));
+    }
+    Ok(())
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Bits a position: 8 times the file's bytes over the positions it
+/// answers (its records; for a dense table, every key).
+fn bits_a_position(bytes: u64, records: u64) -> f64 {
+    if records == 0 {
+        0.0
+    } else {
+        8.0 * bytes as f64 / records as f64
+    }
+}
+
+pub fn run_pack(db_args: &DbArgs, args: &PackArgs) -> Result<u8, Failure> {
+    refuse_db_flags(db_args, "pack")?;
+    let options = PackOptions {
+        block_entries: args.block_entries,
+        level: args.level,
+    };
+    options.check().map_err(|e| usage(&e.to_string()))?;
+    distinct(&args.input, &args.output)?;
+    let clock = Instant::now();
+    let (db, game) = open_db(&args.input)?;
+    let bars = Bars::new(args.quiet);
+    let canonical = |k: u64| game.game().canonical(k);
+    let input = args.input.display().to_string();
+    let (body, header) = pack_database(&db, &canonical, options, &bars)
+        .with_context(|| format!("database {input}"))
+        .map_err(db_failure)?;
+    drop(db);
+    let output = args.output.display().to_string();
+    write_packed(&args.output, &header, &body).with_context(|| format!("writing {output}"))?;
+    let (before, after) = (file_len(&args.input), body.file_size());
+    let seconds = clock.elapsed().as_secs_f64();
+    report(
+        db_args.json,
+        &game,
+        serde_json::json!({
+            "command": "pack", "input": input, "output": output,
+            "input_bytes": before, "output_bytes": after,
+            "records": header.record_count, "entries": body.entry_count,
+            "blocks": body.blocks.len(), "block_entries": body.block_entries,
+            "bits_per_position": bits_a_position(after, header.record_count),
+            "seconds": seconds,
+        }),
+        format!(
+            "packed {input} ({before} bytes) into {output}: {after} bytes, {:.2} bits a \
+             position ({} entries in {} blocks of {}), {:.1}x smaller, in {seconds:.2} s\n",
+            bits_a_position(after, header.record_count),
+            body.entry_count,
+            body.blocks.len(),
+            body.block_entries,
+            before as f64 / after.max(1) as f64,
+        ),
+    )
+}
+
+pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
+    refuse_db_flags(db_args, "unpack")?;
+    distinct(&args.input, &args.output)?;
+    let clock = Instant::now();
+    let (db, game) = open_db(&args.input)?;
+    let input = args.input.display().to_string();
+    if !db.is_packed() {
+        return Err(usage(&format!(
+            "{input} is not packed: there is nothing to unpack"
+        )));
+    }
+    let output = args.output.display().to_string();
+    unpack_database(&db, &args.output)
+        .with_context(|| format!("unpacking {input} into {output}"))
+        .map_err(|e| {
+            // Damage in the packed file is the database's fault (exit 3);
+            // an unwritable output is not.
+            if e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<boardsolve::DbError>(),
+                    Some(boardsolve::DbError::Io { .. } | boardsolve::DbError::NoDirectory { .. })
+                        | Some(boardsolve::DbError::NotAFile { .. })
+                )
+            }) {
+                Failure::from(e)
+            } else {
+                db_failure(e)
+            }
+        })?;
+    let (before, after) = (file_len(&args.input), file_len(&args.output));
+    let seconds = clock.elapsed().as_secs_f64();
+    report(
+        db_args.json,
+        &game,
+        serde_json::json!({
+            "command": "unpack", "input": input, "output": output,
+            "input_bytes": before, "output_bytes": after,
+            "records": db.header().record_count, "seconds": seconds,
+        }),
+        format!(
+            "unpacked {input} ({before} bytes) into {output}: {after} bytes, in {seconds:.2} s\n"
+        ),
+    )
+}
+
+/// Prints the summary, as JSON (with the game) or as text.
+fn report(
+    json: bool,
+    game: &AnyGame,
+    mut fields: serde_json::Value,
+    text: String,
+) -> Result<u8, Failure> {
+    if json {
+        fields["game"] = game.game().descriptor().name.into();
+        fields["variant"] = game.game().descriptor().variant.clone().into();
+        emit(&format!("{fields}\n"))?;
+    } else {
+        emit(&text)?;
+    }
+    Ok(EXIT_SUCCESS)
+}

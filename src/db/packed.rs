@@ -1,0 +1,721 @@
+//! The packed layout (`format-spec.md`, section 3c): the records of a
+//! sorted or dense file in blocks of a fixed number of entries, each
+//! compressed with raw DEFLATE on its own and followed by its XXH3-64, and
+//! an index of every block's first key and offset at the end of the file.
+//!
+//! A lookup reads the index (held in memory from the open on) and one
+//! block, which it checks against its checksum before decoding it; decoded
+//! blocks are kept in a cache of bounded size. A sorted block stores its
+//! keys as LEB128 steps and its value fields in byte planes, which DEFLATE
+//! compresses well; a dense block stores only the entries of canonical
+//! keys, since symmetric keys have equal entries.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::TINFLStatus;
+
+use super::header::{Header, PackedInfo, HEADER_SIZE, INDEX_ENTRY_SIZE, MIN_BLOCK_SIZE};
+use super::DbError;
+use crate::core::{Corrupted, LayoutKind, RecordLayout, Value};
+
+/// A game's canonical key of any key: what a dense packed file needs to
+/// tell the keys it stores from the ones it does not.
+pub type Canonical = Arc<dyn Fn(u64) -> u64 + Send + Sync>;
+
+/// The most memory decoded blocks take by default: 64 MiB.
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+
+/// Bytes of the checksum after each block's payload.
+pub const BLOCK_CHECKSUM_SIZE: usize = 8;
+
+/// The most bytes one LEB128 key step takes.
+const MAX_STEP_BYTES: usize = 10;
+
+/// A decoded block: its entries as ascending `u64`s, the records themselves
+/// for a sorted file, `key << 8 | entry` for a dense one.
+#[derive(Debug)]
+pub struct Block {
+    /// The entries, ascending.
+    pub records: Vec<u64>,
+}
+
+impl Block {
+    /// The memory the block takes in the cache.
+    fn cost(&self) -> usize {
+        self.records.capacity() * 8 + 64
+    }
+}
+
+/// How the entries of a block become `u64`s and back.
+#[derive(Clone, Copy, Debug)]
+pub struct Codec {
+    kind: LayoutKind,
+    layout: RecordLayout,
+}
+
+/// Appends `v` as unsigned LEB128.
+fn put_leb128(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads an unsigned LEB128 number at `*at`, which moves past it.
+fn get_leb128(bytes: &[u8], at: &mut usize) -> Result<u64, String> {
+    let mut v = 0u64;
+    for i in 0..MAX_STEP_BYTES {
+        let Some(&b) = bytes.get(*at) else {
+            return Err("the key steps run past the content".into());
+        };
+        *at += 1;
+        let low = u64::from(b & 0x7F);
+        if i == MAX_STEP_BYTES - 1 && (b & 0x80 != 0 || low > 1) {
+            return Err("a key step does not fit 64 bits".into());
+        }
+        v |= low << (7 * i);
+        if b & 0x80 == 0 {
+            if i > 0 && b == 0 {
+                return Err("a key step is not in its shortest form".into());
+            }
+            return Ok(v);
+        }
+    }
+    Err("a key step does not fit 64 bits".into())
+}
+
+/// `2^bits - 1`.
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+impl Codec {
+    /// The codec of a file's records.
+    pub fn new(kind: LayoutKind, layout: RecordLayout) -> Codec {
+        Codec { kind, layout }
+    }
+
+    /// Bytes of the net-field planes and the remoteness-field planes.
+    fn planes(&self) -> (usize, usize) {
+        (
+            self.layout.value_bits.div_ceil(8) as usize,
+            self.layout.remoteness_bits.div_ceil(8) as usize,
+        )
+    }
+
+    /// The most bytes the content of a block of `n` entries takes.
+    pub fn max_content(&self, n: usize) -> usize {
+        match self.kind {
+            LayoutKind::Dense => n,
+            LayoutKind::Sorted => {
+                let (v, r) = self.planes();
+                n.saturating_sub(1) * MAX_STEP_BYTES + n * (v + r)
+            }
+        }
+    }
+
+    /// The content of a sorted block: key steps, net planes, remoteness
+    /// planes. `records` is not empty and strictly ascending.
+    pub fn sorted_content(&self, records: &[u64], out: &mut Vec<u8>) {
+        let l = &self.layout;
+        out.clear();
+        for w in records.windows(2) {
+            put_leb128(out, l.key(w[1]) - l.key(w[0]));
+        }
+        let (vp, rp) = self.planes();
+        for (shift, bits, planes) in [
+            (l.value_shift, l.value_bits, vp),
+            (l.remoteness_shift, l.remoteness_bits, rp),
+        ] {
+            for p in 0..planes {
+                out.extend(
+                    records
+                        .iter()
+                        .map(|&r| (((r >> shift) & mask(bits)) >> (8 * p)) as u8),
+                );
+            }
+        }
+    }
+
+    /// Decodes the content of a sorted block of `n` entries whose first
+    /// key is `first` and whose keys are all below `end`.
+    fn decode_sorted(
+        &self,
+        content: &[u8],
+        n: usize,
+        first: u64,
+        end: u64,
+    ) -> Result<Vec<u64>, String> {
+        let l = &self.layout;
+        let mut keys = Vec::with_capacity(n);
+        keys.push(first);
+        let mut at = 0;
+        let mut key = first;
+        for _ in 1..n {
+            let step = get_leb128(content, &mut at)?;
+            if step == 0 {
+                return Err("the keys are not strictly ascending".into());
+            }
+            key = key
+                .checked_add(step)
+                .filter(|&k| k < end)
+                .ok_or("a key runs past the next block's first key")?;
+            keys.push(key);
+        }
+        let (vp, rp) = self.planes();
+        if content.len() - at != n * (vp + rp) {
+            return Err(format!(
+                "the content is {} bytes, not the {} its entries take",
+                content.len(),
+                at + n * (vp + rp)
+            ));
+        }
+        let mut records: Vec<u64> = keys.iter().map(|&k| k << l.key_shift).collect();
+        for (shift, bits, planes) in [
+            (l.value_shift, l.value_bits, vp),
+            (l.remoteness_shift, l.remoteness_bits, rp),
+        ] {
+            let mut fields = vec![0u64; n];
+            for p in 0..planes {
+                let plane = &content[at..at + n];
+                at += n;
+                for (f, &b) in fields.iter_mut().zip(plane) {
+                    *f |= u64::from(b) << (8 * p);
+                }
+            }
+            if fields.iter().any(|&f| f > mask(bits)) {
+                return Err("a value field is wider than its bits".into());
+            }
+            for (r, f) in records.iter_mut().zip(fields) {
+                *r |= f << shift;
+            }
+        }
+        Ok(records)
+    }
+
+    /// Decodes the content of a dense block of `n` entries, the canonical
+    /// keys from `first` up to (not including) `end`.
+    fn decode_dense(
+        &self,
+        content: &[u8],
+        n: usize,
+        first: u64,
+        end: u64,
+        canonical: &dyn Fn(u64) -> u64,
+    ) -> Result<Vec<u64>, String> {
+        if content.len() != n {
+            return Err(format!(
+                "the content is {} bytes for {n} entries",
+                content.len()
+            ));
+        }
+        let mut records = Vec::with_capacity(n);
+        let mut entries = content.iter();
+        for k in first..end {
+            if canonical(k) == k {
+                let Some(&e) = entries.next() else {
+                    return Err(format!(
+                        "more canonical keys from {first:#x} to {end:#x} than its {n} entries"
+                    ));
+                };
+                records.push(k << 8 | u64::from(e));
+            }
+        }
+        if records.len() != n {
+            return Err(format!(
+                "{} canonical keys from {first:#x} to {end:#x}, not its {n} entries",
+                records.len()
+            ));
+        }
+        Ok(records)
+    }
+
+    /// The value of a decoded entry.
+    #[inline]
+    pub fn value(&self, record: u64) -> Value {
+        match self.kind {
+            LayoutKind::Sorted => self.layout.value(record),
+            LayoutKind::Dense => self.layout.dense_value(record >> 8, record as u8),
+        }
+    }
+
+    /// The smallest decoded entry of `key`.
+    #[inline]
+    fn first_entry(&self, key: u64) -> u64 {
+        match self.kind {
+            LayoutKind::Sorted => self.layout.first_record(key),
+            LayoutKind::Dense => key << 8,
+        }
+    }
+
+    /// The key of a decoded entry.
+    #[inline]
+    pub fn key_of(&self, record: u64) -> u64 {
+        match self.kind {
+            LayoutKind::Sorted => self.layout.key(record),
+            LayoutKind::Dense => record >> 8,
+        }
+    }
+}
+
+/// Inflates a raw DEFLATE payload that must end exactly at its end and
+/// inflate to at most `max` bytes.
+pub fn inflate(payload: &[u8], max: usize) -> Result<Vec<u8>, String> {
+    // One byte more than allowed tells a content too long from one that
+    // fits exactly.
+    let mut out = vec![0u8; max + 1];
+    let mut state = DecompressorOxide::new();
+    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    let (status, read, written) = decompress(&mut state, payload, &mut out, 0, flags);
+    match status {
+        TINFLStatus::Done if read == payload.len() && written <= max => {
+            out.truncate(written);
+            Ok(out)
+        }
+        TINFLStatus::Done if read != payload.len() => {
+            Err("the compressed stream ends before the block does".into())
+        }
+        TINFLStatus::Done | TINFLStatus::HasMoreOutput => {
+            Err("the block inflates to more than its entries take".into())
+        }
+        other => Err(format!("the block does not inflate ({other:?})")),
+    }
+}
+
+/// Decoded blocks, at most a number of bytes of them, in shards that
+/// threads lock apart; the oldest go first.
+struct BlockCache {
+    shards: Vec<Mutex<Shard>>,
+    /// The bound of each shard, in bytes.
+    shard_limit: usize,
+}
+
+#[derive(Default)]
+struct Shard {
+    blocks: HashMap<u64, Arc<Block>>,
+    order: VecDeque<u64>,
+    bytes: usize,
+}
+
+const SHARDS: usize = 16;
+
+impl BlockCache {
+    fn new(limit: usize) -> BlockCache {
+        BlockCache {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            shard_limit: limit / SHARDS,
+        }
+    }
+
+    fn shard(&self, block: u64) -> &Mutex<Shard> {
+        &self.shards[(block as usize) % SHARDS]
+    }
+
+    fn get(&self, block: u64) -> Option<Arc<Block>> {
+        let shard = self.shard(block).lock().ok()?;
+        shard.blocks.get(&block).cloned()
+    }
+
+    fn put(&self, block: u64, decoded: &Arc<Block>) {
+        let cost = decoded.cost();
+        if cost > self.shard_limit {
+            return;
+        }
+        let Ok(mut shard) = self.shard(block).lock() else {
+            return;
+        };
+        if shard.blocks.contains_key(&block) {
+            return;
+        }
+        while shard.bytes + cost > self.shard_limit {
+            let Some(old) = shard.order.pop_front() else {
+                break;
+            };
+            if let Some(b) = shard.blocks.remove(&old) {
+                shard.bytes -= b.cost();
+            }
+        }
+        shard.blocks.insert(block, Arc::clone(decoded));
+        shard.order.push_back(block);
+        shard.bytes += cost;
+    }
+
+    fn clear(&self) {
+        for s in &self.shards {
+            if let Ok(mut s) = s.lock() {
+                *s = Shard::default();
+            }
+        }
+    }
+}
+
+/// The blocks of an open packed file: its index, read and checked on
+/// opening, and the cache of decoded blocks.
+pub struct PackedStore {
+    info: PackedInfo,
+    codec: Codec,
+    key_bits: u32,
+    first_keys: Vec<u64>,
+    /// Where each block starts, and where the last ends.
+    offsets: Vec<u64>,
+    cache: BlockCache,
+    cache_limit: usize,
+    canonical: OnceLock<Canonical>,
+}
+
+impl std::fmt::Debug for PackedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedStore")
+            .field("info", &self.info)
+            .field("cache_limit", &self.cache_limit)
+            .finish()
+    }
+}
+
+/// A damaged block.
+fn block_damage(b: usize, start: u64, end: u64, reason: String) -> Corrupted {
+    Corrupted::new(format!(
+        "block {b} (bytes {start} to {end}) of the packed records: {reason}"
+    ))
+}
+
+/// A damaged index.
+fn bad_index(reason: String) -> DbError {
+    DbError::HeaderField {
+        field: "index",
+        reason,
+    }
+}
+
+impl PackedStore {
+    /// Reads and checks the index of a packed file whose whole bytes are
+    /// `file` (the header validated, the size checked).
+    pub fn open(header: &Header, file: &[u8]) -> Result<PackedStore, DbError> {
+        let Some(info) = header.packed else {
+            return Err(bad_index("the file is not packed".into()));
+        };
+        let start = usize::try_from(info.index_offset)
+            .map_err(|_| bad_index("the index lies beyond memory".into()))?;
+        let index = file
+            .get(start..)
+            .filter(|i| i.len() as u64 == info.index_size())
+            .ok_or_else(|| bad_index("the index is not where the header says".into()))?;
+        let sum = xxhash_rust::xxh3::xxh3_64(index);
+        if sum != info.index_checksum {
+            return Err(DbError::HeaderField {
+                field: "index_checksum",
+                reason: format!(
+                    "stored {:#018x}, computed {sum:#018x}: the index is corrupted",
+                    info.index_checksum
+                ),
+            });
+        }
+        let word = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&index[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        let blocks = index.len() / INDEX_ENTRY_SIZE as usize;
+        let mut first_keys = Vec::with_capacity(blocks);
+        let mut offsets = Vec::with_capacity(blocks + 1);
+        for b in 0..blocks {
+            first_keys.push(word(b * 16));
+            offsets.push(word(b * 16 + 8));
+        }
+        offsets.push(info.index_offset);
+        if offsets.first() != Some(&(HEADER_SIZE as u64)) && blocks > 0 {
+            return Err(bad_index("the first block does not start at 4096".into()));
+        }
+        let mut largest = MIN_BLOCK_SIZE;
+        for (b, w) in offsets.windows(2).enumerate() {
+            let size = w[1].checked_sub(w[0]);
+            if size.is_none_or(|s| s < MIN_BLOCK_SIZE || s > u64::from(info.max_block_size)) {
+                return Err(bad_index(format!(
+                    "block {b} at {} has a size out of 9 to {} bytes",
+                    w[0], info.max_block_size
+                )));
+            }
+            largest = largest.max(size.unwrap_or(0));
+        }
+        if largest != u64::from(info.max_block_size) {
+            return Err(bad_index(format!(
+                "the largest block is {largest} bytes, not the header's {}",
+                info.max_block_size
+            )));
+        }
+        let key_bits = header.layout.key_bits;
+        if header.kind == LayoutKind::Dense && first_keys.first().is_some_and(|&k| k != 0) {
+            return Err(bad_index(
+                "the first block of a dense table does not start at key 0".into(),
+            ));
+        }
+        if first_keys.windows(2).any(|w| w[0] >= w[1])
+            || first_keys.last().is_some_and(|&k| k > mask(key_bits))
+        {
+            return Err(bad_index(
+                "the first keys of the blocks are not ascending keys".into(),
+            ));
+        }
+        Ok(PackedStore {
+            info,
+            codec: Codec::new(header.kind, header.layout),
+            key_bits,
+            first_keys,
+            offsets,
+            cache: BlockCache::new(DEFAULT_CACHE_BYTES),
+            cache_limit: DEFAULT_CACHE_BYTES,
+            canonical: OnceLock::new(),
+        })
+    }
+
+    /// Gives the store the game's canonical keys, which a dense file needs
+    /// (a second call changes nothing).
+    pub fn set_canonical(&self, canonical: Canonical) {
+        let _ = self.canonical.set(canonical);
+    }
+
+    /// True when the store can decode its blocks: a sorted file always, a
+    /// dense one once it has the game's canonical keys.
+    pub fn can_decode(&self) -> bool {
+        self.codec.kind == LayoutKind::Sorted || self.canonical.get().is_some()
+    }
+
+    /// Bounds the memory of decoded blocks (and empties the cache).
+    pub fn set_cache_limit(&mut self, bytes: usize) {
+        self.cache = BlockCache::new(bytes);
+        self.cache_limit = bytes;
+    }
+
+    /// The bound of the memory of decoded blocks.
+    pub fn cache_limit(&self) -> usize {
+        self.cache_limit
+    }
+
+    /// Empties the cache of decoded blocks.
+    pub fn clear_cache(&self) {
+        self.cache.clear();
+    }
+
+    /// The header fields of the packing.
+    pub fn info(&self) -> &PackedInfo {
+        &self.info
+    }
+
+    /// The number of blocks.
+    pub fn block_count(&self) -> u64 {
+        self.first_keys.len() as u64
+    }
+
+    /// The first key of each block.
+    pub fn first_keys(&self) -> &[u64] {
+        &self.first_keys
+    }
+
+    /// Where block `b` lies in the file.
+    pub fn block_range(&self, b: usize) -> (u64, u64) {
+        (self.offsets[b], self.offsets[b + 1])
+    }
+
+    /// The number of entries of block `b`.
+    pub fn entries_of(&self, b: usize) -> usize {
+        let per = u64::from(self.info.block_entries);
+        let before = b as u64 * per;
+        (self.info.entry_count - before).min(per) as usize
+    }
+
+    /// The block that would hold `key`, if any.
+    #[inline]
+    fn block_of(&self, key: u64) -> Option<usize> {
+        self.first_keys
+            .partition_point(|&f| f <= key)
+            .checked_sub(1)
+    }
+
+    /// The key a lookup of `key` searches: its canonical key in a dense
+    /// file.
+    #[inline]
+    fn search_key(&self, key: u64) -> Result<Option<u64>, Corrupted> {
+        if key > mask(self.key_bits) {
+            return Ok(None);
+        }
+        match self.codec.kind {
+            LayoutKind::Sorted => Ok(Some(key)),
+            LayoutKind::Dense => match self.canonical.get() {
+                Some(c) => Ok(Some(c(key))),
+                None => Err(Corrupted::new(
+                    "a packed dense table is read with its game's symmetries, which this \
+                     reader was not given",
+                )),
+            },
+        }
+    }
+
+    /// Checks and decodes block `b` from the file's bytes `file`.
+    pub fn decode_block(&self, file: &[u8], b: usize) -> Result<Block, Corrupted> {
+        let (start, end) = self.block_range(b);
+        let damaged = |reason: String| block_damage(b, start, end, reason);
+        let payload = self.block_payload(file, b)?;
+        let n = self.entries_of(b);
+        let content = inflate(payload, self.codec.max_content(n)).map_err(damaged)?;
+        let first = self.first_keys[b];
+        let end_key = match self.first_keys.get(b + 1) {
+            Some(&next) => next,
+            None => mask(self.key_bits).saturating_add(1),
+        };
+        let records = match self.codec.kind {
+            LayoutKind::Sorted => self.codec.decode_sorted(&content, n, first, end_key),
+            LayoutKind::Dense => {
+                let canonical = self.canonical.get().ok_or_else(|| {
+                    damaged("the game's symmetries are needed to decode it".into())
+                })?;
+                if canonical(first) != first {
+                    return Err(damaged(format!(
+                        "its first key {first:#x} is not canonical"
+                    )));
+                }
+                self.codec
+                    .decode_dense(&content, n, first, end_key, canonical.as_ref())
+            }
+        }
+        .map_err(damaged)?;
+        Ok(Block { records })
+    }
+
+    /// Checks the checksum of every block (without decoding any).
+    pub fn check_block_sums(&self, file: &[u8]) -> Result<(), Corrupted> {
+        for b in 0..self.first_keys.len() {
+            self.block_payload(file, b)?;
+        }
+        Ok(())
+    }
+
+    /// The payload of block `b`, its checksum checked.
+    fn block_payload<'f>(&self, file: &'f [u8], b: usize) -> Result<&'f [u8], Corrupted> {
+        let (start, end) = self.block_range(b);
+        let bytes = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(end).ok())
+            .and_then(|(s, e)| file.get(s..e))
+            .ok_or_else(|| block_damage(b, start, end, "it lies outside the file".into()))?;
+        let (payload, sum) = bytes.split_at(bytes.len() - BLOCK_CHECKSUM_SIZE);
+        let mut stored = [0u8; 8];
+        stored.copy_from_slice(sum);
+        let stored = u64::from_le_bytes(stored);
+        let computed = xxhash_rust::xxh3::xxh3_64(payload);
+        if stored != computed {
+            return Err(block_damage(
+                b,
+                start,
+                end,
+                format!("checksum mismatch (stored {stored:#018x}, computed {computed:#018x})"),
+            ));
+        }
+        Ok(payload)
+    }
+
+    /// Block `b`, from the cache or checked and decoded from `file`.
+    pub fn block(&self, file: &[u8], b: usize) -> Result<Arc<Block>, Corrupted> {
+        if let Some(hit) = self.cache.get(b as u64) {
+            return Ok(hit);
+        }
+        let decoded = Arc::new(self.decode_block(file, b)?);
+        self.cache.put(b as u64, &decoded);
+        Ok(decoded)
+    }
+
+    /// Looks up many keys: `out[i]` becomes the value of `keys[i]`.
+    pub fn get_many(
+        &self,
+        file: &[u8],
+        keys: &[u64],
+        out: &mut Vec<Option<Value>>,
+    ) -> Result<(), Corrupted> {
+        out.clear();
+        // Keys of one position often share a block: keep the last one.
+        let mut last: Option<(usize, Arc<Block>)> = None;
+        for &key in keys {
+            let Some(k) = self.search_key(key)? else {
+                out.push(None);
+                continue;
+            };
+            let Some(b) = self.block_of(k) else {
+                out.push(None);
+                continue;
+            };
+            let block = match &last {
+                Some((lb, block)) if *lb == b => Arc::clone(block),
+                _ => {
+                    let block = self.block(file, b)?;
+                    last = Some((b, Arc::clone(&block)));
+                    block
+                }
+            };
+            let first = self.codec.first_entry(k);
+            let i = block.records.partition_point(|&r| r < first);
+            out.push(
+                block
+                    .records
+                    .get(i)
+                    .filter(|&&r| self.codec.key_of(r) == k)
+                    .map(|&r| self.codec.value(r)),
+            );
+        }
+        Ok(())
+    }
+
+    /// The codec of the entries.
+    pub fn codec(&self) -> &Codec {
+        &self.codec
+    }
+
+    /// Every record of the sorted file packed, in order (each block
+    /// checked), or the first damaged block.
+    pub fn unpack_sorted(&self, file: &[u8]) -> Result<Vec<u64>, Corrupted> {
+        let mut records = Vec::with_capacity(self.info.entry_count as usize);
+        for b in 0..self.first_keys.len() {
+            records.extend_from_slice(&self.decode_block(file, b)?.records);
+        }
+        Ok(records)
+    }
+
+    /// Every entry of the dense table packed, one byte per key (each block
+    /// checked), or the first damaged block.
+    pub fn unpack_dense(&self, file: &[u8]) -> Result<Vec<u8>, Corrupted> {
+        let canonical = self
+            .canonical
+            .get()
+            .ok_or_else(|| Corrupted::new("the game's symmetries are needed to unpack"))?;
+        let size = usize::try_from(mask(self.key_bits).saturating_add(1))
+            .map_err(|_| Corrupted::new("the table does not fit in memory"))?;
+        let mut table = vec![0u8; size];
+        let mut stored = 0u64;
+        for b in 0..self.first_keys.len() {
+            for &r in &self.decode_block(file, b)?.records {
+                table[(r >> 8) as usize] = r as u8;
+                stored += 1;
+            }
+        }
+        if stored != self.info.entry_count {
+            return Err(Corrupted::new(format!(
+                "the blocks hold {stored} entries, the header says {}",
+                self.info.entry_count
+            )));
+        }
+        // A key's canonical key is never larger: one ascending pass fills
+        // every other key from entries already in place.
+        for k in 0..size {
+            let c = canonical(k as u64) as usize;
+            if c != k {
+                table[k] = table[c];
+            }
+        }
+        Ok(table)
+    }
+}
