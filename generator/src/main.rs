@@ -279,8 +279,7 @@ pub(crate) fn pack_written(
 ) -> Result<()> {
     let (db, game) =
         AnyGame::open(plain).with_context(|| format!("reading back {}", plain.display()))?;
-    let canonical = |k: u64| game.game().canonical(k);
-    let (body, header) = boardsolve::db::pack::pack_database(&db, &canonical, options, progress)
+    let (body, header) = boardsolve::db::pack::pack_database(&db, game.game(), options, progress)
         .with_context(|| format!("packing {}", plain.display()))?;
     drop(db);
     write_packed(output, &header, &body)
@@ -383,10 +382,7 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
             let header = boardsolve::db::writer::header_for(desc, &solution);
             let body = match &solution {
                 Solved::Sorted(s) => pack_sorted(&header, &s.records, options, &bars),
-                Solved::Dense(d) => {
-                    let canonical = |k: u64| game.game().canonical(k);
-                    pack_dense(d.bytes(), &canonical, options, &bars)
-                }
+                Solved::Dense(d) => pack_dense(d.bytes(), game.game(), options, &bars),
             }
             .with_context(|| format!("packing {}", game.label()))?;
             write_packed(&output, &header, &body)

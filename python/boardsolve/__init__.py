@@ -40,10 +40,11 @@ __all__ = [
 
 
 class Database:
-    """An open database: the file is validated and mapped, not read."""
+    """An open database: the file is validated and mapped, not read (a
+    packed file's blocks are decoded as lookups need them)."""
 
-    def __init__(self, path, search_bits=None):
-        self._db = _boardsolve.Database(str(path), search_bits)
+    def __init__(self, path, search_bits=None, cache_mib=None):
+        self._db = _boardsolve.Database(str(path), search_bits, cache_mib)
 
     @property
     def game(self):
@@ -123,8 +124,10 @@ class Database:
         return _json.loads(self._db.verify())
 
 
-def open(path, search_bits=None):
-    """Opens the database at ``path``.  With ``search_bits`` (for example
-    22: a table of 2^22 entries, 32 MiB), Connect Four and Dandelions
-    positions past an opening book are answered by search."""
-    return Database(path, search_bits)
+def open(path, search_bits=None, cache_mib=None):
+    """Opens the database at ``path``, of any layout (sorted, dense or
+    packed).  With ``search_bits`` (for example 22: a table of 2^22
+    entries, 32 MiB), Connect Four and Dandelions positions past an opening
+    book are answered by search.  ``cache_mib`` bounds the memory a packed
+    file's decoded blocks take (default 64)."""
+    return Database(path, search_bits, cache_mib)

@@ -87,10 +87,18 @@ struct Database {
 #[pymethods]
 impl Database {
     #[new]
-    #[pyo3(signature = (path, search_bits=None))]
-    fn new(py: Python<'_>, path: PathBuf, search_bits: Option<u32>) -> PyResult<Database> {
+    #[pyo3(signature = (path, search_bits=None, cache_mib=None))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        search_bits: Option<u32>,
+        cache_mib: Option<usize>,
+    ) -> PyResult<Database> {
         let opened = py.detach(|| {
-            let tb = Tablebase::open(&path)?;
+            let mut tb = Tablebase::open(&path)?;
+            if let Some(mib) = cache_mib {
+                tb = tb.with_cache_limit(mib.saturating_mul(1 << 20));
+            }
             match search_bits {
                 Some(bits) => tb.with_search(bits),
                 None => Ok(tb),

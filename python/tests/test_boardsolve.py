@@ -214,3 +214,47 @@ def test_play_walks_a_game_keeping_the_score(dbs):
     assert int(a) - int(b) == promised
     with pytest.raises(boardsolve.PositionError):
         db.play("none A 0-0", "99")
+
+
+@pytest.mark.parametrize("game,variant,depth,n", GAMES)
+def test_packed_files_answer_as_the_plain_ones(dbs, tmp_path, game, variant, depth, n):
+    plain = dbs[(game, variant)]
+    packed = tmp_path / "packed.db"
+    out = run(BIN / "query", "pack", plain, "-o", packed, "--quiet", "--block-entries", "64")
+    assert out.returncode == 0, out.stderr
+    texts = positions(game, variant, n // 4, 13) + ["not a position"]
+    a, b = boardsolve.open(plain), boardsolve.open(packed)
+    assert b.info()["layout_kind"] == "packed"
+    assert b.info()["records"] == a.info()["records"]
+    assert b.probe_lines(texts) == a.probe_lines(texts)
+    good = [t for t in texts if t != "not a position"]
+    for x, y in zip(a.values(good), b.values(good)):
+        assert x.tolist() == y.tolist()
+    assert b.line("start") == a.line("start")
+    assert b.verify()["ok"]
+
+
+def test_a_damaged_block_raises_corrupt_database(dbs, tmp_path):
+    packed = tmp_path / "packed.db"
+    out = run(BIN / "query", "pack", dbs[("british-square", "4x4")], "-o", packed,
+              "--quiet", "--block-entries", "64")
+    assert out.returncode == 0, out.stderr
+    data = bytearray(packed.read_bytes())
+    data[4096 + 10] ^= 0x20  # inside the first block: the start's
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(bytes(data))
+    db = boardsolve.open(bad)  # the header and the index are intact
+    with pytest.raises(boardsolve.CorruptDatabase) as e:
+        db.probe("start")
+    assert "checksum" in str(e.value)
+    with pytest.raises(boardsolve.CorruptDatabase):
+        db.verify()
+
+
+def test_a_packed_file_answers_with_no_cache(dbs, tmp_path):
+    packed = tmp_path / "packed.db"
+    out = run(BIN / "query", "pack", dbs[("dots-and-boxes", "2x2")], "-o", packed, "--quiet")
+    assert out.returncode == 0, out.stderr
+    texts = positions("dots-and-boxes", "2x2", 200, 3)
+    assert (boardsolve.open(packed, cache_mib=0).probe_lines(texts)
+            == boardsolve.open(dbs[("dots-and-boxes", "2x2")]).probe_lines(texts))

@@ -103,9 +103,8 @@ pub fn run_pack(db_args: &DbArgs, args: &PackArgs) -> Result<u8, Failure> {
     let clock = Instant::now();
     let (db, game) = open_db(&args.input)?;
     let bars = Bars::new(args.quiet);
-    let canonical = |k: u64| game.game().canonical(k);
     let input = args.input.display().to_string();
-    let (body, header) = pack_database(&db, &canonical, options, &bars)
+    let (body, header) = pack_database(&db, game.game(), options, &bars)
         .with_context(|| format!("database {input}"))
         .map_err(db_failure)?;
     drop(db);
@@ -125,13 +124,15 @@ pub fn run_pack(db_args: &DbArgs, args: &PackArgs) -> Result<u8, Failure> {
             "seconds": seconds,
         }),
         format!(
-            "packed {input} ({before} bytes) into {output}: {after} bytes, {:.2} bits a \
-             position ({} entries in {} blocks of {}), {:.1}x smaller, in {seconds:.2} s\n",
+            "packed {input} into {output}: {after} bytes, {:.2} bits a position, {:.1}x \
+             smaller than its {before} bytes\n\
+             blocks: {} of {} entries ({} entries in all)\n\
+             time: {seconds:.2} s\n",
             bits_a_position(after, header.record_count),
-            body.entry_count,
+            before as f64 / after.max(1) as f64,
             body.blocks.len(),
             body.block_entries,
-            before as f64 / after.max(1) as f64,
+            body.entry_count,
         ),
     )
 }
@@ -176,7 +177,8 @@ pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
             "records": db.header().record_count, "seconds": seconds,
         }),
         format!(
-            "unpacked {input} ({before} bytes) into {output}: {after} bytes, in {seconds:.2} s\n"
+            "unpacked {input} ({before} bytes) into {output}: {after} bytes, the file that was \
+             packed\ntime: {seconds:.2} s\n"
         ),
     )
 }

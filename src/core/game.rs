@@ -201,6 +201,19 @@ pub trait Game: Send + Sync {
             .unwrap_or(state)
     }
 
+    /// True when `state` is its class's canonical key: no symmetry maps it
+    /// to a smaller key (stops at the first that does).
+    fn is_canonical(&self, state: u64) -> bool {
+        (1..self.symmetry_count()).all(|s| self.transform(state, s) >= state)
+    }
+
+    /// Appends to `out` the canonical keys `k` with `first <= k < end`, in
+    /// increasing order. Games override it when they can tell many keys
+    /// apart faster together (a packed dense file decodes its blocks so).
+    fn canonical_keys_in(&self, first: u64, end: u64, out: &mut Vec<u64>) {
+        out.extend((first..end).filter(|&k| self.is_canonical(k)));
+    }
+
     /// Appends the moves of `state` and the states they lead to (not
     /// canonicalised), in increasing move order. Nothing is appended at the end
     /// of the game.

@@ -14,7 +14,7 @@ use super::header::{
 };
 use super::packed::{inflate, Codec};
 use super::{Database, DbError};
-use crate::core::{Corrupted, LayoutKind, Progress};
+use crate::core::{Corrupted, Game, LayoutKind, Progress};
 
 /// Entries per block unless told otherwise: small enough that one lookup
 /// decodes a block in a few microseconds, large enough that DEFLATE finds
@@ -180,7 +180,7 @@ const DENSE_CHUNK: u64 = 1 << 16;
 /// key's (a table where it does not is refused: it is damaged).
 pub fn pack_dense(
     table: &[u8],
-    canonical: &(dyn Fn(u64) -> u64 + Sync),
+    game: &dyn Game,
     options: PackOptions,
     progress: &dyn Progress,
 ) -> Result<PackedBody, DbError> {
@@ -196,7 +196,7 @@ pub fn pack_dense(
         .map(|c| {
             let mut n = 0u64;
             for k in range(c) {
-                let canon = canonical(k);
+                let canon = game.canonical(k);
                 if canon == k {
                     n += 1;
                 } else if table.get(canon as usize) != Some(&table[k as usize]) {
@@ -229,7 +229,7 @@ pub fn pack_dense(
             let mut r = rank[c as usize];
             let mut firsts = Vec::new();
             for k in range(c) {
-                if canonical(k) == k {
+                if game.is_canonical(k) {
                     if r % per == 0 {
                         firsts.push(k);
                     }
@@ -248,7 +248,7 @@ pub fn pack_dense(
         .map(|b| {
             let end = first_keys.get(b + 1).copied().unwrap_or(total);
             let content: Vec<u8> = (first_keys[b]..end)
-                .filter(|&k| canonical(k) == k)
+                .filter(|&k| game.is_canonical(k))
                 .map(|k| table[k as usize])
                 .collect();
             progress.advance(end - first_keys[b]);
@@ -276,11 +276,11 @@ pub fn write_packed(path: &Path, unpacked: &Header, body: &PackedBody) -> Result
 /// Packs the records of `db` (a sorted or dense file, whose records
 /// checksum is checked first; or a packed one, unpacked first, to pack it
 /// again with other options): the body to write with [`write_packed`] and
-/// the header of the file packed. A dense file needs its game's canonical
-/// keys.
+/// the header of the file packed. A dense file is packed by its game's
+/// symmetries.
 pub fn pack_database(
     db: &Database,
-    canonical: &(dyn Fn(u64) -> u64 + Sync),
+    game: &dyn Game,
     options: PackOptions,
     progress: &dyn Progress,
 ) -> Result<(PackedBody, Header), DbError> {
@@ -302,7 +302,7 @@ pub fn pack_database(
             };
             pack_sorted(&header, &records, options, progress)?
         }
-        LayoutKind::Dense => pack_dense(db.dense_entries(), canonical, options, progress)?,
+        LayoutKind::Dense => pack_dense(db.dense_entries(), game, options, progress)?,
     };
     Ok((body, header))
 }

@@ -10,7 +10,7 @@
 //! compresses well; a dense block stores only the entries of canonical
 //! keys, since symmetric keys have equal entries.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
@@ -18,11 +18,11 @@ use miniz_oxide::inflate::TINFLStatus;
 
 use super::header::{Header, PackedInfo, HEADER_SIZE, INDEX_ENTRY_SIZE, MIN_BLOCK_SIZE};
 use super::DbError;
-use crate::core::{Corrupted, LayoutKind, RecordLayout, Value};
+use crate::core::{Corrupted, Game, LayoutKind, RecordLayout, Value};
 
-/// A game's canonical key of any key: what a dense packed file needs to
-/// tell the keys it stores from the ones it does not.
-pub type Canonical = Arc<dyn Fn(u64) -> u64 + Send + Sync>;
+/// The game of a file, whose symmetries a dense packed file needs: its
+/// canonical keys are the ones it stores.
+pub type Symmetries = Arc<dyn crate::core::Game>;
 
 /// The most memory decoded blocks take by default: 64 MiB.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
@@ -39,12 +39,38 @@ const MAX_STEP_BYTES: usize = 10;
 pub struct Block {
     /// The entries, ascending.
     pub records: Vec<u64>,
+    /// Every [`FENCE`]-th entry: a search looks here first, then in the
+    /// few entries between two fences.
+    fences: Vec<u64>,
 }
 
+/// Entries between two fences of a decoded block: 512 bytes, eight cache
+/// lines.
+const FENCE: usize = 64;
+
 impl Block {
+    /// A block of `records`, ascending.
+    pub fn new(records: Vec<u64>) -> Block {
+        let fences = records.iter().step_by(FENCE).copied().collect();
+        Block { records, fences }
+    }
+
     /// The memory the block takes in the cache.
     fn cost(&self) -> usize {
-        self.records.capacity() * 8 + 64
+        (self.records.capacity() + self.fences.capacity()) * 8 + 64
+    }
+
+    /// The first entry `>= first`, if any.
+    #[inline]
+    fn lower_bound(&self, first: u64) -> Option<u64> {
+        let f = self
+            .fences
+            .partition_point(|&x| x < first)
+            .saturating_sub(1);
+        let lo = f * FENCE;
+        let hi = self.records.len().min(lo + FENCE + 1);
+        let near = self.records.get(lo..hi)?;
+        near.get(near.partition_point(|&r| r < first)).copied()
     }
 }
 
@@ -154,20 +180,29 @@ impl Codec {
         end: u64,
     ) -> Result<Vec<u64>, String> {
         let l = &self.layout;
-        let mut keys = Vec::with_capacity(n);
-        keys.push(first);
+        let mut records = Vec::with_capacity(n);
+        records.push(first << l.key_shift);
         let mut at = 0;
         let mut key = first;
         for _ in 1..n {
-            let step = get_leb128(content, &mut at)?;
-            if step == 0 {
-                return Err("the keys are not strictly ascending".into());
-            }
-            key = key
-                .checked_add(step)
-                .filter(|&k| k < end)
-                .ok_or("a key runs past the next block's first key")?;
-            keys.push(key);
+            // Most steps take one or two bytes.
+            let step = match content.get(at..at + 2) {
+                Some(&[b0, _]) if b0 < 0x80 => {
+                    at += 1;
+                    u64::from(b0)
+                }
+                Some(&[b0, b1]) if b1 < 0x80 && b1 != 0 => {
+                    at += 2;
+                    u64::from(b0 & 0x7F) | u64::from(b1) << 7
+                }
+                _ => get_leb128(content, &mut at)?,
+            };
+            key = match key.checked_add(step) {
+                Some(k) if step != 0 && k < end => k,
+                _ if step == 0 => return Err("the keys are not strictly ascending".into()),
+                _ => return Err("a key runs past the next block's first key".into()),
+            };
+            records.push(key << l.key_shift);
         }
         let (vp, rp) = self.planes();
         if content.len() - at != n * (vp + rp) {
@@ -177,24 +212,22 @@ impl Codec {
                 at + n * (vp + rp)
             ));
         }
-        let mut records: Vec<u64> = keys.iter().map(|&k| k << l.key_shift).collect();
         for (shift, bits, planes) in [
             (l.value_shift, l.value_bits, vp),
             (l.remoteness_shift, l.remoteness_bits, rp),
         ] {
-            let mut fields = vec![0u64; n];
             for p in 0..planes {
                 let plane = &content[at..at + n];
                 at += n;
-                for (f, &b) in fields.iter_mut().zip(plane) {
-                    *f |= u64::from(b) << (8 * p);
+                // The top plane holds the field's last bits: nothing above.
+                let room = bits - 8 * p as u32;
+                if room < 8 && plane.iter().any(|&b| u32::from(b) >> room != 0) {
+                    return Err("a value field is wider than its bits".into());
                 }
-            }
-            if fields.iter().any(|&f| f > mask(bits)) {
-                return Err("a value field is wider than its bits".into());
-            }
-            for (r, f) in records.iter_mut().zip(fields) {
-                *r |= f << shift;
+                let shift = shift + 8 * p as u32;
+                for (r, &b) in records.iter_mut().zip(plane) {
+                    *r |= u64::from(b) << shift;
+                }
             }
         }
         Ok(records)
@@ -208,7 +241,7 @@ impl Codec {
         n: usize,
         first: u64,
         end: u64,
-        canonical: &dyn Fn(u64) -> u64,
+        game: &dyn Game,
     ) -> Result<Vec<u64>, String> {
         if content.len() != n {
             return Err(format!(
@@ -217,22 +250,22 @@ impl Codec {
             ));
         }
         let mut records = Vec::with_capacity(n);
-        let mut entries = content.iter();
-        for k in first..end {
-            if canonical(k) == k {
-                let Some(&e) = entries.next() else {
-                    return Err(format!(
-                        "more canonical keys from {first:#x} to {end:#x} than its {n} entries"
-                    ));
-                };
-                records.push(k << 8 | u64::from(e));
-            }
+        // A stretch at a time: a damaged index may stretch a block's keys
+        // far beyond its entries.
+        let mut at = first;
+        while at < end && records.len() <= n {
+            let to = end.min(at.saturating_add(1 << 16));
+            game.canonical_keys_in(at, to, &mut records);
+            at = to;
         }
         if records.len() != n {
             return Err(format!(
                 "{} canonical keys from {first:#x} to {end:#x}, not its {n} entries",
                 records.len()
             ));
+        }
+        for (r, &e) in records.iter_mut().zip(content) {
+            *r = *r << 8 | u64::from(e);
         }
         Ok(records)
     }
@@ -268,16 +301,23 @@ impl Codec {
 /// Inflates a raw DEFLATE payload that must end exactly at its end and
 /// inflate to at most `max` bytes.
 pub fn inflate(payload: &[u8], max: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    inflate_into(payload, max, &mut out)?;
+    Ok(out)
+}
+
+/// [`inflate`] into `out`, whose memory is reused from call to call.
+pub fn inflate_into(payload: &[u8], max: usize, out: &mut Vec<u8>) -> Result<(), String> {
     // One byte more than allowed tells a content too long from one that
     // fits exactly.
-    let mut out = vec![0u8; max + 1];
+    out.resize(max + 1, 0);
     let mut state = DecompressorOxide::new();
     let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-    let (status, read, written) = decompress(&mut state, payload, &mut out, 0, flags);
+    let (status, read, written) = decompress(&mut state, payload, out, 0, flags);
     match status {
         TINFLStatus::Done if read == payload.len() && written <= max => {
             out.truncate(written);
-            Ok(out)
+            Ok(())
         }
         TINFLStatus::Done if read != payload.len() => {
             Err("the compressed stream ends before the block does".into())
@@ -289,69 +329,127 @@ pub fn inflate(payload: &[u8], max: usize) -> Result<Vec<u8>, String> {
     }
 }
 
-/// Decoded blocks, at most a number of bytes of them, in shards that
-/// threads lock apart; the oldest go first.
-struct BlockCache {
-    shards: Vec<Mutex<Shard>>,
-    /// The bound of each shard, in bytes.
-    shard_limit: usize,
+thread_local! {
+    /// Each thread's buffer for inflated content: a lookup that decodes a
+    /// block allocates only the block it keeps.
+    static CONTENT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// Decoded blocks, at most a number of bytes of them: a slot per block of
+/// the file (a lookup locks only its block's), each with a mark set when a
+/// lookup finds it there. When the bound is reached, blocks leave in the
+/// order they came (a clock): one whose mark is set stays for another
+/// round with its mark cleared, so the blocks in use stay.
+struct BlockCache {
+    /// The slots, in chunks made when a block of theirs is first kept: a
+    /// query of one position on a file of many blocks makes few.
+    chunks: Vec<OnceLock<Box<[Slot]>>>,
+    order: Mutex<(VecDeque<usize>, usize)>,
+    limit: usize,
+}
+
+/// Slots per chunk of the cache.
+const CHUNK_SLOTS: usize = 256;
 
 #[derive(Default)]
-struct Shard {
-    blocks: HashMap<u64, Arc<Block>>,
-    order: VecDeque<u64>,
-    bytes: usize,
+struct Slot {
+    block: Mutex<Option<Arc<Block>>>,
+    used: std::sync::atomic::AtomicBool,
 }
 
-const SHARDS: usize = 16;
-
 impl BlockCache {
-    fn new(limit: usize) -> BlockCache {
+    fn new(blocks: usize, limit: usize) -> BlockCache {
+        let chunks = if limit == 0 {
+            0
+        } else {
+            blocks.div_ceil(CHUNK_SLOTS)
+        };
         BlockCache {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            shard_limit: limit / SHARDS,
+            chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
+            order: Mutex::new((VecDeque::new(), 0)),
+            limit,
         }
     }
 
-    fn shard(&self, block: u64) -> &Mutex<Shard> {
-        &self.shards[(block as usize) % SHARDS]
+    /// The slot of block `b`, if its chunk is made.
+    #[inline]
+    fn slot(&self, b: usize) -> Option<&Slot> {
+        self.chunks
+            .get(b / CHUNK_SLOTS)?
+            .get()?
+            .get(b % CHUNK_SLOTS)
     }
 
-    fn get(&self, block: u64) -> Option<Arc<Block>> {
-        let shard = self.shard(block).lock().ok()?;
-        shard.blocks.get(&block).cloned()
+    /// The slot of block `b`, its chunk made if need be.
+    fn slot_made(&self, b: usize) -> Option<&Slot> {
+        self.chunks
+            .get(b / CHUNK_SLOTS)?
+            .get_or_init(|| (0..CHUNK_SLOTS).map(|_| Slot::default()).collect())
+            .get(b % CHUNK_SLOTS)
     }
 
-    fn put(&self, block: u64, decoded: &Arc<Block>) {
+    /// Runs `f` on block `b` if the cache holds it.
+    #[inline]
+    fn with<T>(&self, b: usize, f: impl FnOnce(&Block) -> T) -> Option<T> {
+        let slot = self.slot(b)?;
+        let block = slot.block.lock().ok()?;
+        let out = block.as_deref().map(f);
+        if out.is_some() && !slot.used.load(std::sync::atomic::Ordering::Relaxed) {
+            slot.used.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        out
+    }
+
+    fn put(&self, b: usize, decoded: Arc<Block>) {
+        use std::sync::atomic::Ordering::Relaxed;
         let cost = decoded.cost();
-        if cost > self.shard_limit {
-            return;
-        }
-        let Ok(mut shard) = self.shard(block).lock() else {
+        let Some(slot) = self.slot_made(b) else {
             return;
         };
-        if shard.blocks.contains_key(&block) {
+        if cost > self.limit {
             return;
         }
-        while shard.bytes + cost > self.shard_limit {
-            let Some(old) = shard.order.pop_front() else {
+        let Ok(mut order) = self.order.lock() else {
+            return;
+        };
+        match slot.block.lock() {
+            Ok(mut s) if s.is_none() => *s = Some(decoded),
+            _ => return,
+        }
+        slot.used.store(false, Relaxed);
+        order.0.push_back(b);
+        order.1 += cost;
+        // Each block in the ring is passed over at most once.
+        let mut spared = 0;
+        while order.1 > self.limit {
+            let Some(old) = order.0.pop_front() else {
                 break;
             };
-            if let Some(b) = shard.blocks.remove(&old) {
-                shard.bytes -= b.cost();
+            let Some(s) = self.slot(old) else {
+                continue;
+            };
+            if old != b && spared < order.0.len() && s.used.swap(false, Relaxed) {
+                order.0.push_back(old);
+                spared += 1;
+                continue;
+            }
+            let gone = s.block.lock().ok().and_then(|mut s| s.take());
+            if let Some(gone) = gone {
+                order.1 -= gone.cost();
             }
         }
-        shard.blocks.insert(block, Arc::clone(decoded));
-        shard.order.push_back(block);
-        shard.bytes += cost;
     }
 
     fn clear(&self) {
-        for s in &self.shards {
-            if let Ok(mut s) = s.lock() {
-                *s = Shard::default();
+        if let Ok(mut order) = self.order.lock() {
+            for chunk in self.chunks.iter().filter_map(OnceLock::get) {
+                for s in chunk.iter() {
+                    if let Ok(mut b) = s.block.lock() {
+                        *b = None;
+                    }
+                }
             }
+            *order = (VecDeque::new(), 0);
         }
     }
 }
@@ -367,7 +465,7 @@ pub struct PackedStore {
     offsets: Vec<u64>,
     cache: BlockCache,
     cache_limit: usize,
-    canonical: OnceLock<Canonical>,
+    canonical: OnceLock<Symmetries>,
 }
 
 impl std::fmt::Debug for PackedStore {
@@ -469,7 +567,7 @@ impl PackedStore {
             key_bits,
             first_keys,
             offsets,
-            cache: BlockCache::new(DEFAULT_CACHE_BYTES),
+            cache: BlockCache::new(blocks, DEFAULT_CACHE_BYTES),
             cache_limit: DEFAULT_CACHE_BYTES,
             canonical: OnceLock::new(),
         })
@@ -477,7 +575,7 @@ impl PackedStore {
 
     /// Gives the store the game's canonical keys, which a dense file needs
     /// (a second call changes nothing).
-    pub fn set_canonical(&self, canonical: Canonical) {
+    pub fn set_canonical(&self, canonical: Symmetries) {
         let _ = self.canonical.set(canonical);
     }
 
@@ -489,7 +587,7 @@ impl PackedStore {
 
     /// Bounds the memory of decoded blocks (and empties the cache).
     pub fn set_cache_limit(&mut self, bytes: usize) {
-        self.cache = BlockCache::new(bytes);
+        self.cache = BlockCache::new(self.first_keys.len(), bytes);
         self.cache_limit = bytes;
     }
 
@@ -548,7 +646,7 @@ impl PackedStore {
         match self.codec.kind {
             LayoutKind::Sorted => Ok(Some(key)),
             LayoutKind::Dense => match self.canonical.get() {
-                Some(c) => Ok(Some(c(key))),
+                Some(g) => Ok(Some(g.canonical(key))),
                 None => Err(Corrupted::new(
                     "a packed dense table is read with its game's symmetries, which this \
                      reader was not given",
@@ -563,29 +661,39 @@ impl PackedStore {
         let damaged = |reason: String| block_damage(b, start, end, reason);
         let payload = self.block_payload(file, b)?;
         let n = self.entries_of(b);
-        let content = inflate(payload, self.codec.max_content(n)).map_err(damaged)?;
+        CONTENT.with(|content| {
+            let mut content = content.borrow_mut();
+            inflate_into(payload, self.codec.max_content(n), &mut content).map_err(damaged)?;
+            self.decode_content(b, &content, n)
+        })
+    }
+
+    /// Decodes the inflated content of block `b`, of `n` entries.
+    fn decode_content(&self, b: usize, content: &[u8], n: usize) -> Result<Block, Corrupted> {
+        let (start, end) = self.block_range(b);
+        let damaged = |reason: String| block_damage(b, start, end, reason);
         let first = self.first_keys[b];
         let end_key = match self.first_keys.get(b + 1) {
             Some(&next) => next,
             None => mask(self.key_bits).saturating_add(1),
         };
         let records = match self.codec.kind {
-            LayoutKind::Sorted => self.codec.decode_sorted(&content, n, first, end_key),
+            LayoutKind::Sorted => self.codec.decode_sorted(content, n, first, end_key),
             LayoutKind::Dense => {
                 let canonical = self.canonical.get().ok_or_else(|| {
                     damaged("the game's symmetries are needed to decode it".into())
                 })?;
-                if canonical(first) != first {
+                if !canonical.is_canonical(first) {
                     return Err(damaged(format!(
                         "its first key {first:#x} is not canonical"
                     )));
                 }
                 self.codec
-                    .decode_dense(&content, n, first, end_key, canonical.as_ref())
+                    .decode_dense(content, n, first, end_key, &**canonical)
             }
         }
         .map_err(damaged)?;
-        Ok(Block { records })
+        Ok(Block::new(records))
     }
 
     /// Checks the checksum of every block (without decoding any).
@@ -620,14 +728,23 @@ impl PackedStore {
         Ok(payload)
     }
 
-    /// Block `b`, from the cache or checked and decoded from `file`.
-    pub fn block(&self, file: &[u8], b: usize) -> Result<Arc<Block>, Corrupted> {
-        if let Some(hit) = self.cache.get(b as u64) {
-            return Ok(hit);
+    /// Runs `f` on block `b`, from the cache or checked and decoded from
+    /// `file` (and then kept in the cache).
+    #[inline]
+    pub fn with_block<T>(
+        &self,
+        file: &[u8],
+        b: usize,
+        f: impl FnOnce(&Block) -> T,
+    ) -> Result<T, Corrupted> {
+        let mut f = Some(f);
+        if let Some(Some(t)) = self.cache.with(b, |block| f.take().map(|f| f(block))) {
+            return Ok(t);
         }
         let decoded = Arc::new(self.decode_block(file, b)?);
-        self.cache.put(b as u64, &decoded);
-        Ok(decoded)
+        let out = f.take().map(|f| f(&decoded));
+        self.cache.put(b, decoded);
+        out.ok_or_else(|| Corrupted::new("a block lookup ran twice"))
     }
 
     /// Looks up many keys: `out[i]` becomes the value of `keys[i]`.
@@ -638,8 +755,6 @@ impl PackedStore {
         out: &mut Vec<Option<Value>>,
     ) -> Result<(), Corrupted> {
         out.clear();
-        // Keys of one position often share a block: keep the last one.
-        let mut last: Option<(usize, Arc<Block>)> = None;
         for &key in keys {
             let Some(k) = self.search_key(key)? else {
                 out.push(None);
@@ -649,23 +764,14 @@ impl PackedStore {
                 out.push(None);
                 continue;
             };
-            let block = match &last {
-                Some((lb, block)) if *lb == b => Arc::clone(block),
-                _ => {
-                    let block = self.block(file, b)?;
-                    last = Some((b, Arc::clone(&block)));
-                    block
-                }
-            };
-            let first = self.codec.first_entry(k);
-            let i = block.records.partition_point(|&r| r < first);
-            out.push(
+            let codec = &self.codec;
+            let found = self.with_block(file, b, |block| {
                 block
-                    .records
-                    .get(i)
-                    .filter(|&&r| self.codec.key_of(r) == k)
-                    .map(|&r| self.codec.value(r)),
-            );
+                    .lower_bound(codec.first_entry(k))
+                    .filter(|&r| codec.key_of(r) == k)
+                    .map(|r| codec.value(r))
+            })?;
+            out.push(found);
         }
         Ok(())
     }
@@ -711,7 +817,7 @@ impl PackedStore {
         // A key's canonical key is never larger: one ascending pass fills
         // every other key from entries already in place.
         for k in 0..size {
-            let c = canonical(k as u64) as usize;
+            let c = canonical.canonical(k as u64) as usize;
             if c != k {
                 table[k] = table[c];
             }

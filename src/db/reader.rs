@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use memmap2::{Advice, Mmap};
 
 use super::header::{Header, HEADER_SIZE};
-use super::packed::{Canonical, PackedStore};
+use super::packed::{PackedStore, Symmetries};
 use super::DbError;
 use crate::core::layout::LayoutKind;
 use crate::core::{BookSource, Corrupted, Oracle, Value};
@@ -213,7 +213,7 @@ impl Database {
     /// Gives a packed dense file its game's canonical keys, which it needs
     /// to find its entries (the registry does this on opening); nothing
     /// for other files.
-    pub fn set_canonical(&self, canonical: Canonical) {
+    pub fn set_canonical(&self, canonical: Symmetries) {
         if let Some(p) = &self.packed {
             p.set_canonical(canonical);
         }

@@ -254,10 +254,19 @@ impl AnyGame {
         let (db, game) = Database::open_checked(path, AnyGame::from_header)?;
         if db.is_packed() {
             // A packed dense table stores canonical keys only.
-            let g = game.clone();
-            db.set_canonical(std::sync::Arc::new(move |k| g.game().canonical(k)));
+            db.set_canonical(game.shared());
         }
         Ok((db, game))
+    }
+
+    /// The game, as a trait object of its own.
+    pub fn shared(&self) -> std::sync::Arc<dyn Game> {
+        match self {
+            AnyGame::BritishSquare(g) => std::sync::Arc::new(g.clone()),
+            AnyGame::DotsAndBoxes(g) => std::sync::Arc::new(g.clone()),
+            AnyGame::ConnectFour(g) => std::sync::Arc::new(g.clone()),
+            AnyGame::Dandelions(g) => std::sync::Arc::new(g.clone()),
+        }
     }
 
     /// The game's registry entry.

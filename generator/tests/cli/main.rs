@@ -5,5 +5,6 @@ mod connect_four_cli;
 mod crash_safety;
 mod dots_and_boxes_book;
 mod hostile;
+mod packed;
 #[cfg(feature = "mpi")]
 mod ranks;

@@ -284,3 +284,127 @@ fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
         .collect();
     assert!(!left.iter().any(|n| n.contains("partial")), "{left:?}");
 }
+
+#[test]
+fn ranks_write_the_one_process_packed_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &[
+            "--game",
+            "british-square",
+            "--variant",
+            "4x4",
+            "--layout",
+            "packed",
+        ][..],
+        &[
+            "--game",
+            "dots-and-boxes",
+            "--variant",
+            "2x3",
+            "--layout",
+            "packed",
+            "--block-entries",
+            "128",
+        ],
+        &[
+            "--game",
+            "connect-four",
+            "--variant",
+            "5x4",
+            "--depth",
+            "6",
+            "--table-bits",
+            "20",
+            "--layout",
+            "packed",
+        ],
+    ] {
+        let one = dir.path().join("one.db");
+        let o = alone(args, &one);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let want = std::fs::read(&one).unwrap();
+        for ranks in [1, 2] {
+            let path = dir.path().join(format!("ranks{ranks}.db"));
+            let o = on_ranks(ranks, args, &path);
+            assert!(
+                o.status.success(),
+                "{args:?} on {ranks} ranks: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(
+                std::fs::read(&path).unwrap() == want,
+                "{args:?} on {ranks} ranks"
+            );
+            // The plain file the ranks wrote is gone once packed.
+            let names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert!(
+                names
+                    .iter()
+                    .all(|n| !n.contains(".tmp-") && !n.contains(".plain")),
+                "{names:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_packed_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--game",
+        "dots-and-boxes",
+        "--variant",
+        "2x5",
+        "--layout",
+        "packed",
+    ];
+    let one = dir.path().join("one.db");
+    let o = alone(&args, &one);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let out = dir.path().join("table.db");
+    // The ranks write the plain table beside the output, then pack it.
+    let progress = dir.path().join(".table.db.plain.partial.progress");
+    let mut job = spawn_on_two_ranks(&args, &out);
+    let t0 = std::time::Instant::now();
+    let mut rank1 = None;
+    let killed = loop {
+        if rank1.is_none() {
+            rank1 = rank_process(&out, 1);
+        }
+        if let (Some(pid), true) = (rank1, progress.exists()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            break true;
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(60) || job.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    };
+    let status = job.wait().unwrap();
+    assert!(killed, "the job ended before its first wave was marked");
+    assert!(!status.success(), "the job went on without rank 1");
+    assert!(!out.exists(), "a file under the final name");
+
+    let o = mpirun(2).args(args).arg("-o").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("resumed from"), "{err}");
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&one).unwrap());
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !left
+            .iter()
+            .any(|n| n.contains("partial") || n.contains(".plain")),
+        "{left:?}"
+    );
+}

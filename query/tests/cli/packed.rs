@@ -295,7 +295,9 @@ fn damage_in_a_packed_file_is_reported_never_answered_from() {
             assert_eq!(got.status.code(), Some(3), "{name}: byte {at} flipped");
             let stderr = String::from_utf8_lossy(&got.stderr);
             assert!(stderr.contains("corrupted"), "{name}: byte {at}: {stderr}");
-            for (line, good) in got.stdout.split(|&b| b == b'\n').zip(&want_lines) {
+            // An index found damaged on opening answers nothing at all.
+            let lines = got.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+            for (line, good) in lines.zip(&want_lines) {
                 let text = String::from_utf8_lossy(line);
                 assert!(
                     line == *good || text.contains("corrupted"),

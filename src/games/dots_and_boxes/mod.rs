@@ -354,6 +354,35 @@ impl Game for DotsAndBoxes {
             })
     }
 
+    /// By runs of the 256 keys that share all but their lowest byte: each
+    /// symmetry's image of the shared bytes is computed once a run, so a
+    /// key costs one table look-up a symmetry, and most keys fail at the
+    /// first symmetries.
+    fn canonical_keys_in(&self, first: u64, end: u64, out: &mut Vec<u64>) {
+        let mut run = first & !0xFF;
+        let mut high = vec![0u64; self.tables.len()];
+        while run < end {
+            for (h, t) in high.iter_mut().zip(&self.tables) {
+                *h = t.iter().enumerate().skip(1).fold(0, |acc, (byte, t)| {
+                    acc | t[(run >> (8 * byte)) as usize & 0xFF]
+                });
+            }
+            let lo = first.max(run);
+            let hi = end.min(run + 256);
+            for k in lo..hi {
+                let low = (k & 0xFF) as usize;
+                let canonical = self.tables[1..]
+                    .iter()
+                    .zip(&high[1..])
+                    .all(|(t, &h)| (h | t[0][low]) >= k);
+                if canonical {
+                    out.push(k);
+                }
+            }
+            run += 256;
+        }
+    }
+
     fn transform_move(&self, mv: Move, sym: usize) -> Move {
         match self.perms[sym].get(usize::from(mv.0)) {
             Some(&e) => Move(e as u16),
@@ -572,6 +601,21 @@ mod tests {
         g.moves(s, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].reward, out[0].again), (2, true));
+    }
+
+    #[test]
+    fn canonical_keys_in_a_range_are_those_the_symmetries_say() {
+        for (r, c) in [(2, 2), (2, 3), (3, 2), (1, 3)] {
+            let g = DotsAndBoxes::new(r, c).unwrap();
+            let all = 1u64 << g.edge_count();
+            for (first, end) in [(0, all), (5, 300), (255, 257), (all - 700, all)] {
+                let mut got = Vec::new();
+                g.canonical_keys_in(first, end, &mut got);
+                let want: Vec<u64> = (first..end).filter(|&k| g.canonical(k) == k).collect();
+                assert_eq!(got, want, "{r}x{c} {first}..{end}");
+                assert!(want.iter().all(|&k| g.is_canonical(k)));
+            }
+        }
     }
 
     #[test]
