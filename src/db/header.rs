@@ -151,7 +151,7 @@ impl PackedInfo {
         Ok(())
     }
 
-    /// The size of the index in bytes (checked by [`PackedInfo::check`] to
+    /// The size of the index in bytes (checked on decoding the header to
     /// fit, through the file size).
     pub fn index_size(&self) -> u64 {
         self.block_count.saturating_mul(INDEX_ENTRY_SIZE)

@@ -236,18 +236,19 @@ fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
     assert!(!checkpoint.exists(), "the checkpoint outlived the book");
 }
 
-#[test]
-fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
+/// Runs the dense-table job `args` on 2 ranks and kills rank 1 once the
+/// first of its 12 waves is marked done (in `progress`, a name in the job's
+/// directory); runs it again, which must resume after that wave and write
+/// the one-process file, leaving nothing beside it.
+fn dense_job_resumes_after_its_last_wave(args: &[&str], progress: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let args = ["--game", "dots-and-boxes", "--variant", "2x5"];
     let one = dir.path().join("one.db");
-    let o = alone(&args, &one);
+    let o = alone(args, &one);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     let out = dir.path().join("table.db");
-    let progress = dir.path().join("table.db.partial.progress");
-    let mut job = spawn_on_two_ranks(&args, &out);
-    // Rank 1 dies as soon as the first wave is marked done (of 12).
+    let progress = dir.path().join(progress);
+    let mut job = spawn_on_two_ranks(args, &out);
     let t0 = std::time::Instant::now();
     let mut rank1 = None;
     let killed = loop {
@@ -282,7 +283,36 @@ fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(!left.iter().any(|n| n.contains("partial")), "{left:?}");
+    assert!(
+        !left
+            .iter()
+            .any(|n| n.contains("partial") || n.contains(".plain")),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn a_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
+    dense_job_resumes_after_its_last_wave(
+        &["--game", "dots-and-boxes", "--variant", "2x5"],
+        "table.db.partial.progress",
+    );
+}
+
+#[test]
+fn a_packed_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
+    // The ranks write the plain table beside the output, then pack it.
+    dense_job_resumes_after_its_last_wave(
+        &[
+            "--game",
+            "dots-and-boxes",
+            "--variant",
+            "2x5",
+            "--layout",
+            "packed",
+        ],
+        ".table.db.plain.partial.progress",
+    );
 }
 
 #[test]
@@ -349,62 +379,4 @@ fn ranks_write_the_one_process_packed_file() {
             );
         }
     }
-}
-
-#[test]
-fn a_packed_dense_job_that_loses_a_rank_resumes_after_its_last_wave() {
-    let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "--game",
-        "dots-and-boxes",
-        "--variant",
-        "2x5",
-        "--layout",
-        "packed",
-    ];
-    let one = dir.path().join("one.db");
-    let o = alone(&args, &one);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-
-    let out = dir.path().join("table.db");
-    // The ranks write the plain table beside the output, then pack it.
-    let progress = dir.path().join(".table.db.plain.partial.progress");
-    let mut job = spawn_on_two_ranks(&args, &out);
-    let t0 = std::time::Instant::now();
-    let mut rank1 = None;
-    let killed = loop {
-        if rank1.is_none() {
-            rank1 = rank_process(&out, 1);
-        }
-        if let (Some(pid), true) = (rank1, progress.exists()) {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            break true;
-        }
-        if t0.elapsed() > std::time::Duration::from_secs(60) || job.try_wait().unwrap().is_some() {
-            break false;
-        }
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    };
-    let status = job.wait().unwrap();
-    assert!(killed, "the job ended before its first wave was marked");
-    assert!(!status.success(), "the job went on without rank 1");
-    assert!(!out.exists(), "a file under the final name");
-
-    let o = mpirun(2).args(args).arg("-o").arg(&out).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("resumed from"), "{err}");
-    assert!(std::fs::read(&out).unwrap() == std::fs::read(&one).unwrap());
-    let left: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(
-        !left
-            .iter()
-            .any(|n| n.contains("partial") || n.contains(".plain")),
-        "{left:?}"
-    );
 }

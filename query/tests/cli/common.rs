@@ -62,3 +62,32 @@ pub(crate) fn with_value(good: &[u8], key: u64, value: boardsolve::Value) -> Vec
         records[at * 8..at * 8 + 8].copy_from_slice(&raw.to_le_bytes());
     })
 }
+
+/// `n` positions from random games, in the notation `query` prints, with
+/// a few the parser must refuse.
+pub(crate) fn positions(name: &str, variant: &str, n: usize, seed: u64) -> Vec<String> {
+    let game = boardsolve::registry::AnyGame::new(name, variant).unwrap();
+    let g = game.present();
+    let mut rng = seed;
+    let mut next = |k: usize| {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((rng >> 33) as usize) % k
+    };
+    let mut out = vec!["start".to_owned(), "not a position".to_owned()];
+    let mut edges: Vec<boardsolve::Edge> = Vec::new();
+    while out.len() < n {
+        let mut s = g.start();
+        loop {
+            out.push(g.format_position(s));
+            edges.clear();
+            g.moves(s, &mut edges);
+            if edges.is_empty() || out.len() >= n {
+                break;
+            }
+            s = edges[next(edges.len())].child;
+        }
+    }
+    out
+}

@@ -8,8 +8,9 @@ use assert_cmd::Command;
 use boardsolve::core::NoProgress;
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::BookOptions;
-use boardsolve::Edge;
 use boardsolve_probe::{ProbeError, Tablebase};
+
+use crate::common::positions;
 
 /// Writes the database of `name` `variant` (a book of `depth` when given).
 fn write(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBuf {
@@ -25,35 +26,6 @@ fn write(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBuf {
     let path = dir.join(format!("{name}-{variant}.db"));
     boardsolve::db::write_database(&path, game.game().descriptor(), &solved).unwrap();
     path
-}
-
-/// `n` positions from random games, in the notation `query` prints, with
-/// a few the parser must refuse.
-fn positions(name: &str, variant: &str, n: usize, seed: u64) -> Vec<String> {
-    let game = AnyGame::new(name, variant).unwrap();
-    let g = game.present();
-    let mut rng = seed;
-    let mut next = |k: usize| {
-        rng = rng
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((rng >> 33) as usize) % k
-    };
-    let mut out = vec!["start".to_owned(), "not a position".to_owned()];
-    let mut edges: Vec<Edge> = Vec::new();
-    while out.len() < n {
-        let mut s = g.start();
-        loop {
-            out.push(g.format_position(s));
-            edges.clear();
-            g.moves(s, &mut edges);
-            if edges.is_empty() || out.len() >= n {
-                break;
-            }
-            s = edges[next(edges.len())].child;
-        }
-    }
-    out
 }
 
 /// `query --json` for each position, one line each.

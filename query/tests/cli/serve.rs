@@ -326,3 +326,41 @@ fn options_that_do_not_apply_are_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn packed_files_are_served_as_the_plain_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write_db(dir.path(), "british-square", "4x4", None);
+    let dense = write_db(dir.path(), "dots-and-boxes", "2x2", None);
+    let mut packed = Vec::new();
+    for (i, p) in [&plain, &dense].into_iter().enumerate() {
+        let out = dir.path().join(format!("packed-{i}.db"));
+        let status = Command::new(env!("CARGO_BIN_EXE_query"))
+            .arg("pack")
+            .arg(p)
+            .arg("-o")
+            .arg(&out)
+            .args(["--quiet", "--block-entries", "64"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        packed.push(out);
+    }
+    let server = serve(&[packed[0].as_path(), packed[1].as_path()], &[]);
+    for (db, game, position) in [
+        (&plain, "british-square", "b2 c3"),
+        (&plain, "british-square", "start"),
+        (&dense, "dots-and-boxes", "0,5,11 B"),
+        (&dense, "dots-and-boxes", "none"),
+    ] {
+        let (status, body) = get(
+            &server.addr,
+            &format!("/api/position?game={game}&p={}", enc(position)),
+        );
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body, query_line(db, position), "{game} {position}");
+    }
+    let (status, info) = get(&server.addr, "/api/info");
+    assert_eq!(status, 200);
+    assert!(info.contains("\"records\":10206"), "{info}");
+}
