@@ -439,19 +439,6 @@ impl BlockCache {
             }
         }
     }
-
-    fn clear(&self) {
-        if let Ok(mut order) = self.order.lock() {
-            for chunk in self.chunks.iter().filter_map(OnceLock::get) {
-                for s in chunk.iter() {
-                    if let Ok(mut b) = s.block.lock() {
-                        *b = None;
-                    }
-                }
-            }
-            *order = (VecDeque::new(), 0);
-        }
-    }
 }
 
 /// The blocks of an open packed file: its index, read and checked on
@@ -579,12 +566,6 @@ impl PackedStore {
         let _ = self.canonical.set(canonical);
     }
 
-    /// True when the store can decode its blocks: a sorted file always, a
-    /// dense one once it has the game's canonical keys.
-    pub fn can_decode(&self) -> bool {
-        self.codec.kind == LayoutKind::Sorted || self.canonical.get().is_some()
-    }
-
     /// Bounds the memory of decoded blocks (and empties the cache).
     pub fn set_cache_limit(&mut self, bytes: usize) {
         self.cache = BlockCache::new(self.first_keys.len(), bytes);
@@ -596,11 +577,6 @@ impl PackedStore {
         self.cache_limit
     }
 
-    /// Empties the cache of decoded blocks.
-    pub fn clear_cache(&self) {
-        self.cache.clear();
-    }
-
     /// The header fields of the packing.
     pub fn info(&self) -> &PackedInfo {
         &self.info
@@ -609,11 +585,6 @@ impl PackedStore {
     /// The number of blocks.
     pub fn block_count(&self) -> u64 {
         self.first_keys.len() as u64
-    }
-
-    /// The first key of each block.
-    pub fn first_keys(&self) -> &[u64] {
-        &self.first_keys
     }
 
     /// Where block `b` lies in the file.
