@@ -124,12 +124,18 @@ pub fn run_pack(db_args: &DbArgs, args: &PackArgs) -> Result<u8, Failure> {
             "seconds": seconds,
         }),
         format!(
-            "packed {input} into {output}: {after} bytes, {:.2} bits a position, {:.1}x \
-             smaller than its {before} bytes\n\
+            "packed {input} into {output}: {after} bytes, {:.2} bits a position, {}\n\
              blocks: {} of {} entries ({} entries in all)\n\
              time: {seconds:.2} s\n",
             bits_a_position(after, header.record_count),
-            before as f64 / after.max(1) as f64,
+            if after < before {
+                format!(
+                    "{:.1}x smaller than its {before} bytes",
+                    before as f64 / after.max(1) as f64
+                )
+            } else {
+                format!("no smaller than its {before} bytes")
+            },
             body.blocks.len(),
             body.block_entries,
             body.entry_count,
