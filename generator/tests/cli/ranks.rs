@@ -55,6 +55,43 @@ fn alone(args: &[&str], out: &Path) -> Output {
         .unwrap()
 }
 
+/// `generator ARGS` alone, then on each number of `ranks`, in `dir`: the
+/// same bytes every time, the summary naming the ranks, and nothing left
+/// beside the file (no temporary file, no plain file the ranks packed).
+fn ranks_write_what_one_process_writes(dir: &Path, args: &[&str], ranks: &[usize]) {
+    let one = dir.join("one.db");
+    let o = alone(args, &one);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = std::fs::read(&one).unwrap();
+    for &ranks in ranks {
+        let path = dir.join(format!("ranks{ranks}.db"));
+        let o = on_ranks(ranks, args, &path);
+        assert!(
+            o.status.success(),
+            "{args:?} on {ranks} ranks: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            std::fs::read(&path).unwrap() == want,
+            "{args:?} on {ranks} ranks"
+        );
+        if ranks > 1 {
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert!(text.contains(&format!("on {ranks} ranks")), "{text}");
+        }
+        let names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| !n.contains(".tmp-") && !n.contains(".plain")),
+            "{names:?}"
+        );
+    }
+}
+
 #[test]
 fn ranks_write_the_one_process_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -99,33 +136,7 @@ fn ranks_write_the_one_process_file() {
             "20",
         ],
     ] {
-        let one = dir.path().join("one.db");
-        let o = alone(args, &one);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let want = std::fs::read(&one).unwrap();
-        for ranks in [1, 2, 3] {
-            let path = dir.path().join(format!("ranks{ranks}.db"));
-            let o = on_ranks(ranks, args, &path);
-            assert!(
-                o.status.success(),
-                "{args:?} on {ranks} ranks: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            assert!(
-                std::fs::read(&path).unwrap() == want,
-                "{args:?} on {ranks} ranks"
-            );
-            if ranks > 1 {
-                let text = String::from_utf8_lossy(&o.stdout);
-                assert!(text.contains(&format!("on {ranks} ranks")), "{text}");
-            }
-            // Nothing is left beside the file.
-            let names: Vec<String> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
-        }
+        ranks_write_what_one_process_writes(dir.path(), args, &[1, 2, 3]);
     }
 }
 
@@ -350,33 +361,6 @@ fn ranks_write_the_one_process_packed_file() {
             "packed",
         ],
     ] {
-        let one = dir.path().join("one.db");
-        let o = alone(args, &one);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let want = std::fs::read(&one).unwrap();
-        for ranks in [1, 2] {
-            let path = dir.path().join(format!("ranks{ranks}.db"));
-            let o = on_ranks(ranks, args, &path);
-            assert!(
-                o.status.success(),
-                "{args:?} on {ranks} ranks: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            assert!(
-                std::fs::read(&path).unwrap() == want,
-                "{args:?} on {ranks} ranks"
-            );
-            // The plain file the ranks wrote is gone once packed.
-            let names: Vec<String> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            assert!(
-                names
-                    .iter()
-                    .all(|n| !n.contains(".tmp-") && !n.contains(".plain")),
-                "{names:?}"
-            );
-        }
+        ranks_write_what_one_process_writes(dir.path(), args, &[1, 2]);
     }
 }
