@@ -9,9 +9,19 @@ const GENERATOR: &str = env!("CARGO_BIN_EXE_generator");
 
 /// `mpirun ... -n RANKS generator`: as root, more ranks than cores, and
 /// a job that hangs is ended after 5 minutes (a failure, not a stuck
-/// suite).
-fn mpirun(ranks: usize) -> Command {
+/// suite). Each job keeps its Open MPI session files in a directory of its
+/// own, returned beside the command and removed when dropped: jobs of
+/// tests running side by side otherwise share `/tmp/ompi.HOST.UID`, and one
+/// job removing it as another creates it fails the second with "File
+/// exists".
+fn mpirun(ranks: usize) -> (Command, tempfile::TempDir) {
+    let session = tempfile::Builder::new()
+        .prefix("ompi")
+        .tempdir()
+        .expect("a directory for the job's session files");
     let mut c = Command::new("mpirun");
+    c.env("TMPDIR", session.path())
+        .env("OMPI_MCA_orte_tmpdir_base", session.path());
     c.args([
         "--allow-run-as-root",
         "--oversubscribe",
@@ -21,29 +31,32 @@ fn mpirun(ranks: usize) -> Command {
     ])
     .arg(ranks.to_string())
     .arg(GENERATOR);
-    c
+    (c, session)
 }
 
 /// `generator ARGS -q -o OUT` on `ranks` ranks of an MPI job.
 fn on_ranks(ranks: usize, args: &[&str], out: &Path) -> Output {
-    mpirun(ranks)
-        .args(args)
+    let (mut job, _session) = mpirun(ranks);
+    job.args(args)
         .args(["-q", "-o"])
         .arg(out)
         .output()
         .expect("mpirun (Open MPI) is installed")
 }
 
-/// `generator ARGS -q -o OUT` started on 2 ranks, its output dropped.
-fn spawn_on_two_ranks(args: &[&str], out: &Path) -> std::process::Child {
-    mpirun(2)
+/// `generator ARGS -q -o OUT` started on 2 ranks, its output dropped; the
+/// job's session directory lives as long as the returned value.
+fn spawn_on_two_ranks(args: &[&str], out: &Path) -> (std::process::Child, tempfile::TempDir) {
+    let (mut job, session) = mpirun(2);
+    let child = job
         .args(args)
         .args(["-q", "-o"])
         .arg(out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .expect("mpirun (Open MPI) is installed")
+        .expect("mpirun (Open MPI) is installed");
+    (child, session)
 }
 
 fn alone(args: &[&str], out: &Path) -> Output {
@@ -210,7 +223,7 @@ fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
 
     let out = dir.path().join("book.db");
     let checkpoint = dir.path().join("book.db.partial-depth7");
-    let job = spawn_on_two_ranks(&args, &out);
+    let (job, _session) = spawn_on_two_ranks(&args, &out);
     // Once the checkpoint holds some searches (it starts with a 32-byte
     // header), rank 1 dies.
     let t0 = std::time::Instant::now();
@@ -239,7 +252,8 @@ fn a_job_that_loses_a_rank_resumes_and_writes_the_same_bytes() {
     assert!(checkpoint.exists());
 
     // Run again: it resumes from the checkpoint and writes the same file.
-    let o = mpirun(2).args(args).arg("-o").arg(&out).output().unwrap();
+    let (mut again, _session) = mpirun(2);
+    let o = again.args(args).arg("-o").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("resuming from"), "{err}");
@@ -259,7 +273,7 @@ fn dense_job_resumes_after_its_last_wave(args: &[&str], progress: &str) {
 
     let out = dir.path().join("table.db");
     let progress = dir.path().join(progress);
-    let mut job = spawn_on_two_ranks(args, &out);
+    let (mut job, _session) = spawn_on_two_ranks(args, &out);
     let t0 = std::time::Instant::now();
     let mut rank1 = None;
     let killed = loop {
@@ -282,7 +296,8 @@ fn dense_job_resumes_after_its_last_wave(args: &[&str], progress: &str) {
     assert!(!status.success(), "the job went on without rank 1");
     assert!(!out.exists(), "a file under the final name");
 
-    let o = mpirun(2).args(args).arg("-o").arg(&out).output().unwrap();
+    let (mut again, _session) = mpirun(2);
+    let o = again.args(args).arg("-o").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
