@@ -61,6 +61,7 @@ use boardsolve::core::Oracle;
 use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
 
+pub use boardsolve::db::RangeFile;
 pub use boardsolve::registry::OpenError;
 pub use boardsolve::PositionError;
 
@@ -205,12 +206,61 @@ impl Tablebase {
             path: path.to_path_buf(),
             source,
         })?;
-        Ok(Tablebase {
+        Ok(Tablebase::with(db, game))
+    }
+
+    /// A tablebase on the bytes of a database file (read from anywhere, or
+    /// fetched whole), checked as [`Tablebase::open`] checks a file; `name`
+    /// stands for the file's path in errors.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Tablebase, ProbeError> {
+        let (db, game) = AnyGame::open_bytes(name, bytes).map_err(|source| ProbeError::Open {
+            path: name.into(),
+            source,
+        })?;
+        Ok(Tablebase::with(db, game))
+    }
+
+    /// A tablebase on a database file read in pieces its host supplies
+    /// (see [`RangeFile`]); `name` stands for the file's path in errors.
+    ///
+    /// Every call, this one included, may fail for want of bytes: then
+    /// [`Tablebase::wanted`] (or [`RangeFile::take_wanted`] here, before a
+    /// tablebase exists) names the ranges to supply before calling again.
+    pub fn from_ranges(
+        name: &str,
+        file: std::sync::Arc<RangeFile>,
+    ) -> Result<Tablebase, ProbeError> {
+        let (db, game) = AnyGame::open_ranges(name, file).map_err(|source| ProbeError::Open {
+            path: name.into(),
+            source,
+        })?;
+        Ok(Tablebase::with(db, game))
+    }
+
+    fn with(db: Database, game: AnyGame) -> Tablebase {
+        Tablebase {
             db,
             game,
             #[cfg(feature = "search")]
             search_bits: None,
-        })
+        }
+    }
+
+    /// The pieces a tablebase read by ranges reads from; `None` for a file
+    /// mapped or in memory.
+    pub fn ranges(&self) -> Option<&std::sync::Arc<RangeFile>> {
+        self.db.ranges()
+    }
+
+    /// The byte ranges (start, end) the calls since the last one wanted
+    /// and did not find, for a tablebase read by ranges: when not empty,
+    /// the answers those calls gave are to be thrown away, the ranges
+    /// supplied, and the calls made again.
+    pub fn wanted(&self) -> Vec<(u64, u64)> {
+        self.db
+            .ranges()
+            .map(|r| r.take_wanted())
+            .unwrap_or_default()
     }
 
     /// Answers positions past the opening book by search, with a

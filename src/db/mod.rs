@@ -16,6 +16,7 @@ pub mod header;
 #[cfg(feature = "engine")]
 pub mod pack;
 pub mod packed;
+pub mod ranges;
 pub mod reader;
 #[cfg(feature = "engine")]
 pub mod writer;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 pub use crate::core::layout::{LayoutKind, RecordLayout};
 pub use check::check_header;
 pub use header::Header;
+pub use ranges::RangeFile;
 pub use reader::Database;
 #[cfg(feature = "engine")]
 pub use writer::{file_size, write_database};
@@ -90,6 +92,15 @@ pub enum DbError {
         dir: PathBuf,
         /// `no such directory`, or what the path is instead.
         problem: String,
+    },
+    /// A file read by ranges lacks bytes the open needs: its host is to
+    /// supply them (see [`RangeFile::take_wanted`]).
+    #[error("bytes {start} to {end} of the file are not loaded yet")]
+    NotLoaded {
+        /// The first byte wanted.
+        start: u64,
+        /// The end of the bytes wanted.
+        end: u64,
     },
     /// The file is shorter than a header.
     #[error(

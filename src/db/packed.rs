@@ -10,6 +10,7 @@
 //! compresses well; a dense block stores only the entries of canonical
 //! keys, since symmetric keys have equal entries.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -17,8 +18,45 @@ use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 
 use super::header::{Header, PackedInfo, HEADER_SIZE, INDEX_ENTRY_SIZE, MIN_BLOCK_SIZE};
+use super::ranges::RangeFile;
 use super::DbError;
 use crate::core::{Corrupted, Game, LayoutKind, RecordLayout, Value};
+
+/// Where a packed file's blocks are read from: its whole bytes (mapped or
+/// in memory), or the pieces of it a host supplies.
+#[derive(Clone, Copy, Debug)]
+pub enum FileBytes<'a> {
+    /// The whole file.
+    Whole(&'a [u8]),
+    /// The pieces supplied so far; a block not among them is wanted.
+    Ranges(&'a RangeFile),
+}
+
+impl<'a> From<&'a [u8]> for FileBytes<'a> {
+    fn from(bytes: &'a [u8]) -> FileBytes<'a> {
+        FileBytes::Whole(bytes)
+    }
+}
+
+impl<'a> FileBytes<'a> {
+    /// Bytes `start..end`, or what is wrong: outside the file, or (read
+    /// by ranges) not supplied yet, and then wanted.
+    fn get(self, start: u64, end: u64) -> Result<Cow<'a, [u8]>, String> {
+        match self {
+            FileBytes::Whole(file) => usize::try_from(start)
+                .ok()
+                .zip(usize::try_from(end).ok())
+                .and_then(|(s, e)| file.get(s..e))
+                .map(Cow::Borrowed)
+                .ok_or_else(|| "it lies outside the file".into()),
+            FileBytes::Ranges(file) if end > file.len() => Err("it lies outside the file".into()),
+            FileBytes::Ranges(file) => file
+                .read(start, end)
+                .map(Cow::Owned)
+                .ok_or_else(|| "its bytes are not loaded yet".into()),
+        }
+    }
+}
 
 /// The game of a file, whose symmetries a dense packed file needs: its
 /// canonical keys are the ones it stores.
@@ -492,6 +530,18 @@ impl PackedStore {
             .get(start..)
             .filter(|i| i.len() as u64 == info.index_size())
             .ok_or_else(|| bad_index("the index is not where the header says".into()))?;
+        PackedStore::from_index(header, index)
+    }
+
+    /// Checks the index `index` of a packed file (its bytes from the
+    /// header's `index_offset` to the end) and sets up the store.
+    pub fn from_index(header: &Header, index: &[u8]) -> Result<PackedStore, DbError> {
+        let Some(info) = header.packed else {
+            return Err(bad_index("the file is not packed".into()));
+        };
+        if index.len() as u64 != info.index_size() {
+            return Err(bad_index("the index is not where the header says".into()));
+        }
         let sum = xxhash_rust::xxh3::xxh3_64(index);
         if sum != info.index_checksum {
             return Err(DbError::HeaderField {
@@ -627,10 +677,15 @@ impl PackedStore {
     }
 
     /// Checks and decodes block `b` from the file's bytes `file`.
-    pub fn decode_block(&self, file: &[u8], b: usize) -> Result<Block, Corrupted> {
+    pub fn decode_block<'f>(
+        &self,
+        file: impl Into<FileBytes<'f>>,
+        b: usize,
+    ) -> Result<Block, Corrupted> {
         let (start, end) = self.block_range(b);
         let damaged = |reason: String| block_damage(b, start, end, reason);
-        let payload = self.block_payload(file, b)?;
+        let payload = self.block_payload(file.into(), b)?;
+        let payload = &payload[..payload.len() - BLOCK_CHECKSUM_SIZE];
         let n = self.entries_of(b);
         CONTENT.with(|content| {
             let mut content = content.borrow_mut();
@@ -670,19 +725,18 @@ impl PackedStore {
     /// Checks the checksum of every block (without decoding any).
     pub fn check_block_sums(&self, file: &[u8]) -> Result<(), Corrupted> {
         for b in 0..self.first_keys.len() {
-            self.block_payload(file, b)?;
+            self.block_payload(file.into(), b)?;
         }
         Ok(())
     }
 
-    /// The payload of block `b`, its checksum checked.
-    fn block_payload<'f>(&self, file: &'f [u8], b: usize) -> Result<&'f [u8], Corrupted> {
+    /// The bytes of block `b` (its payload, then its checksum), the
+    /// checksum checked.
+    fn block_payload<'f>(&self, file: FileBytes<'f>, b: usize) -> Result<Cow<'f, [u8]>, Corrupted> {
         let (start, end) = self.block_range(b);
-        let bytes = usize::try_from(start)
-            .ok()
-            .zip(usize::try_from(end).ok())
-            .and_then(|(s, e)| file.get(s..e))
-            .ok_or_else(|| block_damage(b, start, end, "it lies outside the file".into()))?;
+        let bytes = file
+            .get(start, end)
+            .map_err(|reason| block_damage(b, start, end, reason))?;
         let (payload, sum) = bytes.split_at(bytes.len() - BLOCK_CHECKSUM_SIZE);
         let mut stored = [0u8; 8];
         stored.copy_from_slice(sum);
@@ -696,15 +750,15 @@ impl PackedStore {
                 format!("checksum mismatch (stored {stored:#018x}, computed {computed:#018x})"),
             ));
         }
-        Ok(payload)
+        Ok(bytes)
     }
 
     /// Runs `f` on block `b`, from the cache or checked and decoded from
     /// `file` (and then kept in the cache).
     #[inline]
-    pub fn with_block<T>(
+    pub fn with_block<'f, T>(
         &self,
-        file: &[u8],
+        file: FileBytes<'f>,
         b: usize,
         f: impl FnOnce(&Block) -> T,
     ) -> Result<T, Corrupted> {
@@ -719,13 +773,18 @@ impl PackedStore {
     }
 
     /// Looks up many keys: `out[i]` becomes the value of `keys[i]`.
+    ///
+    /// Read by ranges, a key whose block is missing does not stop the
+    /// others: every missing block is wanted before the first error
+    /// returns.
     pub fn get_many(
         &self,
-        file: &[u8],
+        file: FileBytes<'_>,
         keys: &[u64],
         out: &mut Vec<Option<Value>>,
     ) -> Result<(), Corrupted> {
         out.clear();
+        let mut first_error = None;
         for &key in keys {
             let Some(k) = self.search_key(key)? else {
                 out.push(None);
@@ -741,10 +800,17 @@ impl PackedStore {
                     .lower_bound(codec.first_entry(k))
                     .filter(|&r| codec.key_of(r) == k)
                     .map(|r| codec.value(r))
-            })?;
-            out.push(found);
+            });
+            match (found, file) {
+                (Ok(found), _) => out.push(found),
+                (Err(e), FileBytes::Ranges(_)) => {
+                    first_error.get_or_insert(e);
+                    out.push(None);
+                }
+                (Err(e), FileBytes::Whole(_)) => return Err(e),
+            }
         }
-        Ok(())
+        first_error.map_or(Ok(()), Err)
     }
 
     /// The codec of the entries.

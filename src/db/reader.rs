@@ -3,30 +3,55 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use memmap2::{Advice, Mmap};
+#[cfg(unix)]
+use memmap2::Advice;
+use memmap2::Mmap;
 
 use super::header::{Header, HEADER_SIZE};
-use super::packed::{PackedStore, Symmetries};
+use super::packed::{FileBytes, PackedStore, Symmetries};
+use super::ranges::RangeFile;
 use super::DbError;
 use crate::core::layout::LayoutKind;
 use crate::core::{BookSource, Corrupted, Oracle, Value};
 
-/// The bytes of a database: the file mapped, or a copy in memory (a
-/// packed file unpacked), kept in `u64`s so that records are aligned.
+/// The bytes of a database: the file mapped, a copy in memory (a packed
+/// file unpacked, or a file handed over as bytes), kept in `u64`s so that
+/// records are aligned, or the pieces of it a host supplies.
 #[derive(Debug)]
 enum Backing {
     Map(Mmap),
     Owned { words: Vec<u64>, len: usize },
+    Ranges(Arc<RangeFile>),
 }
 
 impl Backing {
+    /// The whole file; empty for a file read by ranges.
     #[inline]
     fn bytes(&self) -> &[u8] {
         match self {
             Backing::Map(m) => m,
             Backing::Owned { words, len } => &bytemuck::cast_slice(words)[..*len],
+            Backing::Ranges(_) => &[],
+        }
+    }
+
+    /// Where a packed file's blocks are read from.
+    fn file_bytes(&self) -> FileBytes<'_> {
+        match self {
+            Backing::Ranges(r) => FileBytes::Ranges(r),
+            _ => FileBytes::Whole(self.bytes()),
+        }
+    }
+
+    /// Bytes in `u64`s, aligned for records: `bytes` copied.
+    fn owned(bytes: &[u8]) -> Backing {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        Backing::Owned {
+            words,
+            len: bytes.len(),
         }
     }
 }
@@ -77,6 +102,93 @@ impl Database {
         let (file, header) = Database::read_header(&path)?;
         let checked = check(&header)?;
         Ok((Database::map(path, &file, header)?, checked))
+    }
+
+    /// A database from the bytes of a file (read by the caller, or fetched
+    /// whole), validated as [`Database::open_checked`] validates a file;
+    /// `name` stands for its path in messages.
+    pub fn from_bytes_checked<T, E: From<DbError>>(
+        name: impl Into<PathBuf>,
+        bytes: &[u8],
+        check: impl FnOnce(&Header) -> Result<T, E>,
+    ) -> Result<(Database, T), E> {
+        let header = Header::decode(bytes)?;
+        let expected = header.expected_file_size()?;
+        if expected != bytes.len() as u64 {
+            return Err(DbError::Size {
+                expected,
+                actual: bytes.len() as u64,
+            }
+            .into());
+        }
+        let checked = check(&header)?;
+        let packed = match header.packed {
+            Some(_) => Some(PackedStore::open(&header, bytes)?),
+            None => None,
+        };
+        let db = Database {
+            path: name.into(),
+            map: Backing::owned(bytes),
+            header,
+            fences: OnceLock::new(),
+            packed,
+        };
+        Ok((db, checked))
+    }
+
+    /// A database read by ranges from `file`, validated as
+    /// [`Database::open_checked`] validates a file; `name` stands for its
+    /// path in messages. Until the header (and a packed file's index) are
+    /// supplied this fails with [`DbError::NotLoaded`], and `file` wants
+    /// them.
+    pub fn from_ranges_checked<T, E: From<DbError>>(
+        name: impl Into<PathBuf>,
+        file: Arc<RangeFile>,
+        check: impl FnOnce(&Header) -> Result<T, E>,
+    ) -> Result<(Database, T), E> {
+        let len = file.len();
+        let head_end = len.min(HEADER_SIZE as u64);
+        let head = file.read(0, head_end).ok_or(DbError::NotLoaded {
+            start: 0,
+            end: head_end,
+        })?;
+        let header = Header::decode(&head)?;
+        let expected = header.expected_file_size()?;
+        if expected != len {
+            return Err(DbError::Size {
+                expected,
+                actual: len,
+            }
+            .into());
+        }
+        let checked = check(&header)?;
+        let packed = match header.packed {
+            Some(info) => {
+                let (start, end) = (info.index_offset, len);
+                let index = file
+                    .read(start, end)
+                    .ok_or(DbError::NotLoaded { start, end })?;
+                Some(PackedStore::from_index(&header, &index)?)
+            }
+            None => None,
+        };
+        let db = Database {
+            path: name.into(),
+            map: Backing::Ranges(file),
+            header,
+            fences: OnceLock::new(),
+            packed,
+        };
+        Ok((db, checked))
+    }
+
+    /// The pieces a database read by ranges is read from; `None` for a
+    /// file mapped or in memory.
+    pub fn ranges(&self) -> Option<&Arc<RangeFile>> {
+        match &self.map {
+            Backing::Ranges(r) => Some(r),
+            _ => None,
+        }
     }
 
     /// Opens a regular file without blocking and reads and validates its
@@ -140,6 +252,7 @@ impl Database {
             });
         }
         // Lookups touch few pages at random.
+        #[cfg(unix)]
         let _ = map.advise(Advice::Random);
         let packed = match header.packed {
             Some(_) => Some(PackedStore::open(&header, &map)?),
@@ -324,7 +437,7 @@ impl Database {
     /// its records have no index in the file).
     #[inline]
     pub fn find(&self, key: u64) -> Option<usize> {
-        if self.packed.is_some() {
+        if self.packed.is_some() || self.ranges().is_some() {
             return None;
         }
         if self.header.kind == LayoutKind::Dense {
@@ -359,7 +472,10 @@ impl Database {
         const LANES: usize = 32;
         out.clear();
         if let Some(p) = &self.packed {
-            return p.get_many(self.map.bytes(), keys, out);
+            return p.get_many(self.map.file_bytes(), keys, out);
+        }
+        if let Backing::Ranges(file) = &self.map {
+            return self.get_many_by_ranges(file, keys, out);
         }
         if self.header.kind == LayoutKind::Dense {
             out.extend(keys.iter().map(|&k| self.dense_get(k)));
@@ -456,6 +572,73 @@ impl Database {
         Ok(())
     }
 
+    /// [`Database::get_many`] on a sorted or dense file read by ranges: a
+    /// binary search reads a page a step, a dense entry one page. Every key
+    /// goes as far as the pieces supplied take it, so that one round of
+    /// fetches serves them all; then the first miss is the error.
+    fn get_many_by_ranges(
+        &self,
+        file: &RangeFile,
+        keys: &[u64],
+        out: &mut Vec<Option<Value>>,
+    ) -> Result<(), Corrupted> {
+        let layout = self.header.layout;
+        let records = HEADER_SIZE as u64;
+        let missing = |at: u64| Corrupted::new(format!("byte {at} of the file is not loaded yet"));
+        let mut first_miss = None;
+        for &key in keys {
+            if layout.key_bits < 64 && key >> layout.key_bits != 0 {
+                out.push(None);
+                continue;
+            }
+            let found = match self.header.kind {
+                LayoutKind::Dense => match key.checked_add(records) {
+                    Some(at) if at < file.len() => match file.read_paged::<1>(at) {
+                        Some([byte]) => Ok(Some(layout.dense_value(key, byte))),
+                        None => Err(at),
+                    },
+                    _ => Ok(None),
+                },
+                LayoutKind::Sorted => {
+                    let first = layout.first_record(key);
+                    let record = |i: u64| {
+                        let at = records + 8 * i;
+                        file.read_paged::<8>(at).map(u64::from_le_bytes).ok_or(at)
+                    };
+                    // Lower bound of `first` among the records.
+                    let (mut lo, mut hi) = (0u64, self.header.record_count);
+                    let mut result = Ok(None);
+                    while lo < hi {
+                        let mid = lo + (hi - lo) / 2;
+                        match record(mid) {
+                            Ok(r) if r < first => lo = mid + 1,
+                            Ok(_) => hi = mid,
+                            Err(at) => {
+                                result = Err(at);
+                                break;
+                            }
+                        }
+                    }
+                    if result.is_ok() && lo < self.header.record_count {
+                        result = record(lo).map(|r| {
+                            (r >> layout.key_shift == first >> layout.key_shift)
+                                .then(|| layout.value(r))
+                        });
+                    }
+                    result
+                }
+            };
+            match found {
+                Ok(v) => out.push(v),
+                Err(at) => {
+                    first_miss.get_or_insert(at);
+                    out.push(None);
+                }
+            }
+        }
+        first_miss.map_or(Ok(()), |at| Err(missing(at)))
+    }
+
     /// Builds a small in-memory index (every 256th record, about 0.4% of the
     /// file) that makes later lookups several times faster. Worth it for
     /// many lookups; it reads one record per 2 KiB of the file, so a single
@@ -477,7 +660,7 @@ impl Database {
     /// packed file fails when the block it reads is damaged).
     #[inline]
     pub fn get(&self, key: u64) -> Result<Option<Value>, Corrupted> {
-        if self.packed.is_some() {
+        if self.packed.is_some() || self.ranges().is_some() {
             let mut out = Vec::with_capacity(1);
             self.get_many(&[key], &mut out)?;
             return Ok(out.pop().flatten());
@@ -498,13 +681,22 @@ impl Database {
         if self.packed.is_some() {
             return self.unpack()?.verify_checksum();
         }
+        if let Backing::Ranges(_) = self.map {
+            return Err(DbError::HeaderField {
+                field: "records_checksum",
+                reason: "a file read by ranges is verified where it is stored".into(),
+            });
+        }
+        #[cfg(unix)]
         let advise = |advice| {
             if let Backing::Map(m) = &self.map {
                 let _ = m.advise(advice);
             }
         };
+        #[cfg(unix)]
         advise(Advice::Sequential);
         let sum = xxhash_rust::xxh3::xxh3_128(&self.map.bytes()[HEADER_SIZE..]);
+        #[cfg(unix)]
         advise(Advice::Random);
         if sum == self.header.records_checksum {
             Ok(())
@@ -529,7 +721,7 @@ impl BookSource for Database {
         let layout = self.header().layout;
         if let Some(p) = &self.packed {
             // Block by block: each checked and decoded as it is reached.
-            let bytes = self.map.bytes();
+            let bytes = self.map.file_bytes();
             let codec = *p.codec();
             let per_block = move |b: usize| -> Box<dyn Iterator<Item = _>> {
                 match p.decode_block(bytes, b) {
@@ -543,6 +735,35 @@ impl BookSource for Database {
                 }
             };
             return Box::new((0..p.block_count() as usize).flat_map(per_block));
+        }
+        if let Backing::Ranges(file) = &self.map {
+            // Every record at once: one range for the host to fetch.
+            let end = file.len();
+            let Some(bytes) = file.read(HEADER_SIZE as u64, end) else {
+                return Box::new(std::iter::once(Err(Corrupted::new(format!(
+                    "the records (bytes {HEADER_SIZE} to {end}) are not loaded yet"
+                )))));
+            };
+            return match self.header().kind {
+                LayoutKind::Sorted => Box::new(
+                    bytes
+                        .chunks_exact(8)
+                        .map(|c| {
+                            let mut w = [0u8; 8];
+                            w.copy_from_slice(c);
+                            u64::from_le_bytes(w)
+                        })
+                        .map(move |r| Ok((layout.key(r), layout.value(r))))
+                        .collect::<Vec<_>>()
+                        .into_iter(),
+                ),
+                LayoutKind::Dense => Box::new(
+                    bytes
+                        .into_iter()
+                        .enumerate()
+                        .map(move |(k, byte)| Ok((k as u64, layout.dense_value(k as u64, byte)))),
+                ),
+            };
         }
         match self.header().kind {
             LayoutKind::Sorted => Box::new(self.raw_records().iter().map(move |&r| {

@@ -252,11 +252,34 @@ impl AnyGame {
     /// the header is checked against the game before the file is mapped.
     pub fn open(path: &std::path::Path) -> Result<(Database, AnyGame), OpenError> {
         let (db, game) = Database::open_checked(path, AnyGame::from_header)?;
+        Ok(AnyGame::ready(db, game))
+    }
+
+    /// Sets up the database `db` opened with its game `game`: a packed
+    /// dense table is given its game's symmetries.
+    fn ready(db: Database, game: AnyGame) -> (Database, AnyGame) {
         if db.is_packed() {
-            // A packed dense table stores canonical keys only.
             db.set_canonical(game.shared());
         }
-        Ok((db, game))
+        (db, game)
+    }
+
+    /// [`AnyGame::open`] on the bytes of a database file; `name` stands
+    /// for its path in messages.
+    pub fn open_bytes(name: &str, bytes: &[u8]) -> Result<(Database, AnyGame), OpenError> {
+        let (db, game) = Database::from_bytes_checked(name, bytes, AnyGame::from_header)?;
+        Ok(AnyGame::ready(db, game))
+    }
+
+    /// [`AnyGame::open`] on a file read by ranges (see
+    /// [`crate::db::RangeFile`]): fails with a `NotLoaded` database error
+    /// until the file's header (and a packed file's index) are supplied.
+    pub fn open_ranges(
+        name: &str,
+        file: std::sync::Arc<crate::db::RangeFile>,
+    ) -> Result<(Database, AnyGame), OpenError> {
+        let (db, game) = Database::from_ranges_checked(name, file, AnyGame::from_header)?;
+        Ok(AnyGame::ready(db, game))
     }
 
     /// The game, as a trait object of its own.
