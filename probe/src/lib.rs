@@ -246,6 +246,12 @@ impl Tablebase {
         }
     }
 
+    /// What `query --db FILE info --json` prints about the file, with
+    /// `name` for its path.
+    pub fn info_json(&self, name: &str) -> Result<String, ProbeError> {
+        Ok(json::info(name, &self.db, self.game.present())?)
+    }
+
     /// The pieces a tablebase read by ranges reads from; `None` for a file
     /// mapped or in memory.
     pub fn ranges(&self) -> Option<&std::sync::Arc<RangeFile>> {

@@ -44,11 +44,7 @@ fn packed(path: &Path) -> PathBuf {
 
 /// Runs `call` on `tb` until it wants nothing more, supplying what it
 /// wanted from `bytes` each round; returns the answer and the rounds.
-fn by_rounds<T>(
-    tb: &Tablebase,
-    bytes: &[u8],
-    call: impl Fn(&Tablebase) -> T,
-) -> (T, usize) {
+fn by_rounds<T>(tb: &Tablebase, bytes: &[u8], call: impl Fn(&Tablebase) -> T) -> (T, usize) {
     for round in 1..=64 {
         let answer = call(tb);
         let wanted = tb.wanted();
@@ -70,7 +66,11 @@ fn open_by_ranges(path: &Path, bytes: &[u8]) -> Tablebase {
             Ok(tb) => return tb,
             Err(ProbeError::Open { .. }) => {
                 let wanted = file.take_wanted();
-                assert!(!wanted.is_empty(), "{}: an open error wanting nothing", path.display());
+                assert!(
+                    !wanted.is_empty(),
+                    "{}: an open error wanting nothing",
+                    path.display()
+                );
                 for (s, e) in wanted {
                     file.supply(s, &bytes[s as usize..e as usize]).unwrap();
                 }
@@ -143,7 +143,10 @@ fn a_damaged_file_read_by_ranges_is_refused_as_on_disk() {
     let file = Arc::new(RangeFile::new(bytes.len() as u64));
     file.supply(0, &bytes).unwrap();
     let err = Tablebase::from_ranges("x.db", Arc::clone(&file)).unwrap_err();
-    assert!(err.to_string().contains("header checksum mismatch"), "{err}");
+    assert!(
+        err.to_string().contains("header checksum mismatch"),
+        "{err}"
+    );
     assert!(file.take_wanted().is_empty());
     // Too short to be a database.
     let file = Arc::new(RangeFile::new(10));

@@ -786,7 +786,7 @@ fn run_info(db_args: &DbArgs) -> Result<u8, Failure> {
     let start = g.start();
     let start_value = boardsolve::analysis::stored_value(g, db, start, g.canonical(start))
         .map_err(|e| db_failure(anyhow::Error::new(e).context(source.path.clone())))?;
-    let file_bytes = db.file_bytes().len() as u64;
+    let file_bytes = db.file_len();
     if json {
         let line = boardsolve::analysis::json::info(&source.path, db, g)
             .map_err(|e| db_failure(anyhow::Error::new(e).context(source.path.clone())))?;

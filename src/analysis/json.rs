@@ -274,7 +274,7 @@ pub fn info(path: &str, db: &Database, game: &dyn Presentation) -> Result<String
         }
     );
     if let Some(p) = h.packed {
-        let bytes = db.file_bytes().len() as u64;
+        let bytes = db.file_len();
         let bits = 8.0 * bytes as f64 / h.record_count.max(1) as f64;
         let _ = write!(
             o,

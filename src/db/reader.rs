@@ -313,6 +313,15 @@ impl Database {
         self.map.bytes()
     }
 
+    /// The file's length in bytes (for a copy made by
+    /// [`Database::unpack`], of the file it stands for).
+    pub fn file_len(&self) -> u64 {
+        match &self.map {
+            Backing::Ranges(r) => r.len(),
+            _ => self.map.bytes().len() as u64,
+        }
+    }
+
     /// True for a packed file.
     pub fn is_packed(&self) -> bool {
         self.packed.is_some()

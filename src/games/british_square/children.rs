@@ -7,6 +7,8 @@ use crate::core::{Edge, Game, Move, Player};
 
 /// Which vector code canonicalises children: the best this processor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+// Off x86-64 (WebAssembly) only the portable code is ever chosen.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) enum Simd {
     /// Portable code.
     None,

@@ -28,6 +28,8 @@ pub(super) const LANE_PATTERN: [[i8; LANES]; LANES] = {
 
 /// Which kernel the processor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Off x86-64 (WebAssembly) only the portable code is ever chosen.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) enum Simd {
     /// Portable code.
     None,

@@ -1,0 +1,108 @@
+// The npm package, installed from its tarball into a scratch project, as a
+// user meets it: every answer equal to `query --json`, by ranges and from
+// memory, for each game and layout; errors with query's messages.
+//
+// Run by tests/node/run.sh, which sets BOARDSOLVE_BIN (the query binary and
+// the random_positions example) and BOARDSOLVE_DBS (a directory of
+// databases: NAME.db, with NAME `game,variant`, and their packed copies).
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { open, openFile } from "boardsolve";
+
+const bin = process.env.BOARDSOLVE_BIN;
+const dir = process.env.BOARDSOLVE_DBS;
+const files = readdirSync(dir).filter((f) => f.endsWith(".db")).sort();
+
+function query(db, positions) {
+  const out = execFileSync(join(bin, "query"), ["--db", db, "--json", "-"], {
+    input: positions.join("\n") + "\n",
+    // Exit 1: some position failed; its line carries the error.
+    encoding: "utf8",
+    stdio: ["pipe", "pipe", "ignore"],
+  }).trim().split("\n");
+  return out.map((l) => JSON.parse(l));
+}
+
+function randomPositions(game, variant, n) {
+  const out = execFileSync(join(bin, "examples", "random_positions"), [String(n), "7", variant, game], {
+    encoding: "utf8",
+  });
+  return out.split("\n").filter((l) => l.length > 0);
+}
+
+function queryOrExit1(db, positions) {
+  try {
+    return query(db, positions);
+  } catch (e) {
+    if (e.status !== 1) throw e;
+    return e.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  }
+}
+
+for (const file of files) {
+  const [game, variant] = file.replace(/\.packed\.db$|\.db$/, "").split(",");
+  const path = join(dir, file);
+  test(`${file}: answers equal query --json, read by ranges and from memory`, async () => {
+    const positions = randomPositions(game, variant, 150).concat(["start", "not a position"]);
+    const want = queryOrExit1(path, positions);
+    for (const whole of [false, true]) {
+      const tb = await openFile(path, { whole });
+      assert.equal(tb.game, game);
+      assert.equal(tb.variant, variant);
+      assert.equal(tb.packed, file.endsWith(".packed.db"));
+      const got = await tb.probeMany(positions);
+      for (let i = 0; i < positions.length; i += 1) {
+        if (want[i].error !== undefined) {
+          assert.equal(got[i].error, want[i].error, positions[i]);
+        } else {
+          assert.deepEqual(got[i], want[i], positions[i]);
+        }
+      }
+      if (!whole) {
+        // A packed file's header, index and blocks are each read once; a
+        // plain file's pages may overlap its header.
+        const { size } = statSync(path);
+        const most = tb.packed ? size : 2 * size + 16384;
+        assert.ok(tb.stats.bytes <= most, `${tb.stats.bytes} bytes read of ${size}`);
+      }
+    }
+  });
+}
+
+test("lines, moves and info agree with query", async () => {
+  const file = files.find((f) => f.startsWith("british-square"));
+  const path = join(dir, file);
+  const tb = await openFile(path);
+  const pv = execFileSync(join(bin, "query"), ["--db", path, "--pv", "start"], { encoding: "utf8" });
+  const line = await tb.line("start");
+  assert.ok(line.length > 0);
+  for (const move of line) assert.ok(pv.includes(move), `${move} in ${pv}`);
+  const next = await tb.play("start", line[0]);
+  const [after] = query(path, [`${line[0]}`]);
+  assert.equal((await tb.probe(next)).value, after.value);
+  const info = await tb.info();
+  const want = JSON.parse(execFileSync(join(bin, "query"), ["--db", path, "info", "--json"], { encoding: "utf8" }));
+  assert.deepEqual({ ...info, db: want.db }, want);
+  assert.match(await tb.svg("start"), /^<svg/);
+});
+
+test("errors are exceptions with query's messages", async () => {
+  const file = files.find((f) => f.startsWith("british-square"));
+  const path = join(dir, file);
+  const tb = await openFile(path);
+  const [want] = queryOrExit1(path, ["z9"]);
+  await assert.rejects(tb.probe("z9"), (e) => e instanceof Error && e.message === want.error);
+  await assert.rejects(tb.play("start", "q17"), /q17/);
+  // Not a database, a truncated one, and bytes read by a broken reader.
+  await assert.rejects(open(new Uint8Array(100)), /shorter than the 4096 byte header/);
+  const bytes = readFileSync(path);
+  await assert.rejects(open(bytes.subarray(0, bytes.length - 8), { name: "cut.db" }), /cut\.db: file is \d+ bytes but its header promises/);
+  const broken = await open(async () => new Uint8Array(4096).fill(7), { length: bytes.length, name: "junk.db" })
+    .then(() => null, (e) => e);
+  assert.match(String(broken), /junk\.db: not a boardsolve database/);
+});
