@@ -106,7 +106,21 @@ async function readWhole(url, response, onProgress) {
 /// messages; `options.onProgress({url, loaded, total})` follows a
 /// whole-file download.
 export async function open(source, options = {}) {
-  await load(options.wasm);
+  // A URL's first request goes out while the module loads.
+  const loading = load(options.wasm);
+  if (typeof source !== "function" && !(source instanceof ArrayBuffer) && !(source instanceof Uint8Array)) {
+    const url = String(source);
+    const [http] = await Promise.all([httpSource(url, options), loading]);
+    const name = options.name || url;
+    if (http.whole) {
+      const tb = new Tablebase(Table.fromBytes(name, http.whole), null, name);
+      tb.stats.requests = 1;
+      tb.stats.bytes = http.whole.length;
+      return tb;
+    }
+    return openPieces(name, http);
+  }
+  await loading;
   if (source instanceof ArrayBuffer) source = new Uint8Array(source);
   if (source instanceof Uint8Array) {
     const name = options.name || "database";
@@ -118,16 +132,7 @@ export async function open(source, options = {}) {
     }
     return openPieces(options.name || "database", { length: options.length, read: source });
   }
-  const url = String(source);
-  const name = options.name || url;
-  const http = await httpSource(url, options);
-  if (http.whole) {
-    const tb = new Tablebase(Table.fromBytes(name, http.whole), null, name);
-    tb.stats.requests = 1;
-    tb.stats.bytes = http.whole.length;
-    return tb;
-  }
-  return openPieces(name, http);
+  throw new Error("open: give a URL, the file's bytes, or a function reading them");
 }
 
 /// A table on a file read by ranges from `source` ({length, read, head}).
