@@ -70,6 +70,7 @@ for (const file of files) {
         const most = tb.packed ? size : 2 * size + 16384;
         assert.ok(tb.stats.bytes <= most, `${tb.stats.bytes} bytes read of ${size}`);
       }
+      await tb.close();
     }
   });
 }
@@ -89,6 +90,7 @@ test("lines, moves and info agree with query", async () => {
   const want = JSON.parse(execFileSync(join(bin, "query"), ["--db", path, "info", "--json"], { encoding: "utf8" }));
   assert.deepEqual({ ...info, db: want.db }, want);
   assert.match(await tb.svg("start"), /^<svg/);
+  await tb.close();
 });
 
 test("errors are exceptions with query's messages", async () => {
@@ -98,6 +100,7 @@ test("errors are exceptions with query's messages", async () => {
   const [want] = queryOrExit1(path, ["z9"]);
   await assert.rejects(tb.probe("z9"), (e) => e instanceof Error && e.message === want.error);
   await assert.rejects(tb.play("start", "q17"), /q17/);
+  await tb.close();
   // Not a database, a truncated one, and bytes read by a broken reader.
   await assert.rejects(open(new Uint8Array(100)), /shorter than the 4096 byte header/);
   const bytes = readFileSync(path);

@@ -224,6 +224,10 @@ export class Tablebase {
     return done;
   }
 
+  /// Lets go of the file: nothing for a table in memory (Node.js's
+  /// `openFile` closes the file it reads by ranges).
+  async close() {}
+
   /// The game's name, as the file's header names it.
   get game() { return this.table.game; }
   /// The variant.

@@ -24,8 +24,9 @@ export async function open(source, options = {}) {
 }
 
 /// Opens the database file at `path`. By default it is read by ranges,
-/// a few pieces at a time as answers need them; `{ whole: true }` reads it
-/// into memory at once (faster for many answers).
+/// a few pieces at a time as answers need them, and `close()` closes it;
+/// `{ whole: true }` reads it into memory at once (faster for many
+/// answers).
 export async function openFile(path, options = {}) {
   await load();
   const name = options.name || String(path);
@@ -46,5 +47,14 @@ export async function openFile(path, options = {}) {
     }
     return bytes;
   };
-  return core.open(read, { ...options, name, length: size });
+  let tb;
+  try {
+    tb = await core.open(read, { ...options, name, length: size });
+  } catch (e) {
+    await file.close();
+    throw e;
+  }
+  /// Closes the file (a table read by ranges keeps it open).
+  tb.close = () => file.close();
+  return tb;
 }
