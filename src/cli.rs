@@ -13,6 +13,12 @@ pub const EXIT_USAGE: u8 = 2;
 /// The database is missing, corrupt, of another format or of another game.
 pub const EXIT_DATABASE: u8 = 3;
 
+/// The longest position or input line the readers take, in bytes: `query`
+/// answers a longer line of batch mode, or a longer position, with an
+/// error (keeping only its first bytes), and so do the probe crate and the
+/// Python package.
+pub const MAX_LINE: usize = 4096;
+
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS_HELP: &str = "\
 Exit status:

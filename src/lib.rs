@@ -37,8 +37,8 @@ pub use analysis::{
     analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, QueryError,
 };
 pub use core::{
-    Edge, Game, GameDescriptor, Move, MoveMark, Oracle, Outcome, Player, Position, PositionError,
-    Value, VariantError,
+    Cancel, Edge, Game, GameDescriptor, Move, MoveMark, Oracle, Outcome, Player, Position,
+    PositionError, Value, VariantError,
 };
 pub use db::{Database, DbError};
 pub use registry::{AnyGame, GameError};

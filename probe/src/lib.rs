@@ -53,6 +53,9 @@
 #![warn(missing_docs)]
 
 use std::path::Path;
+use std::sync::Arc;
+#[cfg(feature = "search")]
+use std::sync::OnceLock;
 
 use boardsolve::analysis::{
     analyze_position, evaluate, json, picture, principal_variation, Analysis, QueryError,
@@ -61,6 +64,7 @@ use boardsolve::core::Oracle;
 use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
 
+pub use boardsolve::core::{Cancel, CancelOnDrop};
 pub use boardsolve::db::RangeFile;
 pub use boardsolve::registry::OpenError;
 pub use boardsolve::PositionError;
@@ -102,9 +106,41 @@ pub enum ProbeError {
         /// What is wrong.
         reason: String,
     },
-    /// The live search could not be set up (feature `search`).
+    /// The live search gave no answer (feature `search`): it was stopped
+    /// through its [`Cancel`], or could not be set up.
+    #[error(transparent)]
+    Search(SearchError),
+}
+
+impl ProbeError {
+    /// The same error for another position of a batch whose oracle
+    /// failed: a search error as it is, anything else as its message.
+    fn clone_search(&self) -> ProbeError {
+        match self {
+            ProbeError::Search(e) => ProbeError::Search(e.clone()),
+            e => search_failed(e.to_string()),
+        }
+    }
+
+    /// True for a search stopped through its [`Cancel`]
+    /// ([`SearchError::Stopped`]).
+    pub fn is_stopped(&self) -> bool {
+        matches!(self, ProbeError::Search(SearchError::Stopped))
+    }
+}
+
+/// Why the live search gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// The search was stopped through the [`Cancel`] of the call (see
+    /// [`Tablebase`]): a time limit, a client gone, an interrupt. The
+    /// tablebase is as good as before.
+    #[error("the search was stopped before it finished")]
+    Stopped,
+    /// The search could not be set up (a table size out of range, larger
+    /// than the memory available, or refused by the allocator).
     #[error("cannot search: {0}")]
-    Search(String),
+    Failed(String),
 }
 
 impl From<QueryError> for ProbeError {
@@ -115,8 +151,14 @@ impl From<QueryError> for ProbeError {
             QueryError::Inconsistent { position, reason } => {
                 ProbeError::Corrupt { position, reason }
             }
+            QueryError::Stopped => ProbeError::Search(SearchError::Stopped),
         }
     }
+}
+
+/// A [`ProbeError::Search`] with `message`.
+fn search_failed(message: impl Into<String>) -> ProbeError {
+    ProbeError::Search(SearchError::Failed(message.into()))
 }
 
 /// A position's value and remoteness, without its moves.
@@ -177,14 +219,92 @@ impl Probe {
 /// one record per 2 KiB of the file costs more than it saves.
 pub const BATCH_INDEX: usize = 64;
 
+/// The longest position text taken, in bytes, as `query` takes lines: a
+/// longer one is an error whose message holds only its beginning.
+pub const MAX_POSITION: usize = boardsolve::cli::MAX_LINE;
+
+/// Characters of a too-long position its error keeps.
+const HEAD: usize = 40;
+
+/// The error of a position longer than [`MAX_POSITION`] bytes, whose
+/// beginning `head` stands for it.
+pub fn too_long(head: &str) -> ProbeError {
+    ProbeError::Position(too_long_position(head))
+}
+
+fn too_long_position(head: &str) -> PositionError {
+    PositionError::malformed(
+        head,
+        format!("position is longer than {MAX_POSITION} bytes"),
+    )
+}
+
+/// The line `query --json -` prints for an input line longer than
+/// [`MAX_POSITION`] bytes, whose beginning is `head`.
+pub fn too_long_json(head: &str) -> String {
+    json::error(
+        head,
+        &format!("input line is longer than {MAX_POSITION} bytes"),
+    )
+}
+
+/// `position`, if it is no longer than [`MAX_POSITION`] bytes.
+fn bounded(position: &str) -> Result<&str, PositionError> {
+    if position.len() <= MAX_POSITION {
+        Ok(position)
+    } else {
+        Err(too_long_position(
+            &position.chars().take(HEAD).collect::<String>(),
+        ))
+    }
+}
+
 /// An open database, and the game it holds.
+///
+/// With the `search` feature and `Tablebase::with_search`, it keeps one
+/// live search for its life: a fixed pool of searchers (one per thread of
+/// the machine) with their transposition tables, whose memory is checked
+/// when search is turned on and stays bounded whatever the callers do.
+/// Calls from many threads share it; past the pool's size they wait for a
+/// searcher. What a search learns stays in its table for the next calls.
+///
+/// Any call made inside [`Cancel::run`] stops its search soon after the
+/// flag is set (from another thread, or by the flag's deadline), waiting
+/// for a searcher included, and fails with [`SearchError::Stopped`]:
+///
+/// ```no_run
+/// # #[cfg(not(feature = "search"))]
+/// # fn main() {}
+/// # #[cfg(feature = "search")]
+/// # fn main() -> Result<(), boardsolve_probe::ProbeError> {
+/// use boardsolve_probe::{Cancel, Tablebase};
+/// let tb = Tablebase::open("c4.db")?.with_search(22)?;
+/// let cancel = Cancel::new();
+/// let stopper = cancel.clone(); // to another thread: `stopper.cancel()`
+/// match cancel.run(|| tb.probe("44")) {
+///     Err(e) if e.is_stopped() => println!("stopped"),
+///     answer => println!("{:?}", answer?.value),
+/// }
+/// # drop(stopper);
+/// # Ok(())
+/// # }
+/// ```
 pub struct Tablebase {
-    db: Database,
+    db: Arc<Database>,
     game: AnyGame,
     /// `log2` of the live search's table entries, when search is on.
     #[cfg(feature = "search")]
     search_bits: Option<u32>,
+    /// The live search, made when search is turned on (and again after
+    /// [`Tablebase::with_cache_limit`]); `None` inside for a game without
+    /// a book, the message for one that could not be made.
+    #[cfg(feature = "search")]
+    live: OnceLock<Option<Result<Live, String>>>,
 }
+
+/// A live search that shares the tablebase's database.
+#[cfg(feature = "search")]
+type Live = Box<dyn Oracle + Send + Sync>;
 
 impl std::fmt::Debug for Tablebase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -239,10 +359,12 @@ impl Tablebase {
 
     fn with(db: Database, game: AnyGame) -> Tablebase {
         Tablebase {
-            db,
+            db: Arc::new(db),
             game,
             #[cfg(feature = "search")]
             search_bits: None,
+            #[cfg(feature = "search")]
+            live: OnceLock::new(),
         }
     }
 
@@ -250,6 +372,18 @@ impl Tablebase {
     /// `name` for its path.
     pub fn info_json(&self, name: &str) -> Result<String, ProbeError> {
         Ok(json::info(name, &self.db, self.game.present())?)
+    }
+
+    /// The game served from this file, as `query serve`'s `GET /api/info`
+    /// lists it: game, variant, records, whether positions past a book
+    /// are searched, the game in one line and its players' pieces.
+    pub fn served_json(&self) -> String {
+        json::served(
+            self.game.present(),
+            self.game.info().about,
+            Some(&self.db),
+            self.has_book(),
+        )
     }
 
     /// The pieces a tablebase read by ranges reads from; `None` for a file
@@ -269,23 +403,62 @@ impl Tablebase {
             .unwrap_or_default()
     }
 
-    /// Answers positions past the opening book by search, with a
-    /// transposition table of `2^table_bits` entries (8 bytes each; 22 is
-    /// 32 MiB). Games without a book are unchanged.
+    /// Answers positions past the opening book by search, with
+    /// transposition tables of `2^table_bits` entries (8 bytes each; 22 is
+    /// 32 MiB), kept from call to call. Connect Four's searchers share one
+    /// table, and so do Dots and Boxes'; Dandelions' have one each (see
+    /// [`Tablebase::search_memory`]). Fails, before anything is allocated,
+    /// on a size out of the game's range or larger than the memory the
+    /// system has available; and when the allocator refuses the tables.
+    /// Games without a book are unchanged.
     #[cfg(feature = "search")]
     pub fn with_search(mut self, table_bits: u32) -> Result<Tablebase, ProbeError> {
-        if let Some(range) = self.game.table_bits_range() {
-            if !range.contains(&table_bits) {
-                return Err(ProbeError::Search(format!(
-                    "table bits {table_bits}: {} takes {} to {}",
-                    self.game.label(),
-                    range.start(),
-                    range.end()
-                )));
-            }
+        let searchers = boardsolve::solve::live::default_searchers();
+        if let Some(Err(e)) = self.game.check_tables(searchers, table_bits) {
+            return Err(search_failed(format!("table bits {table_bits}: {e}")));
         }
         self.search_bits = Some(table_bits);
-        Ok(self)
+        self.live = OnceLock::new();
+        match self.live() {
+            Some(Err(message)) => Err(search_failed(message.clone())),
+            _ => Ok(self),
+        }
+    }
+
+    /// The live search, made on first use.
+    #[cfg(feature = "search")]
+    fn live(&self) -> Option<&Result<Live, String>> {
+        let bits = self.search_bits?;
+        self.live
+            .get_or_init(|| {
+                let searchers = boardsolve::solve::live::default_searchers();
+                self.game
+                    .live_shared(Some(Arc::clone(&self.db)), bits, searchers)
+                    .map(|made| made.map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The memory of the live search's tables, in bytes (mapped as the
+    /// searches fill them), when search is on and the game has a book.
+    #[cfg(feature = "search")]
+    pub fn search_memory(&self) -> Option<u64> {
+        let bits = self.search_bits?;
+        self.game
+            .table_bytes(boardsolve::solve::live::default_searchers(), bits)
+    }
+
+    /// The nodes the live search has visited since search was turned on,
+    /// all calls together (`None` without search). A search that finds
+    /// its answer in what earlier calls left in the table visits few.
+    #[cfg(feature = "search")]
+    pub fn search_nodes(&self) -> Option<u64> {
+        match self.live()? {
+            Ok(live) => live
+                .node_counter()
+                .map(|n| n.load(std::sync::atomic::Ordering::Relaxed)),
+            Err(_) => None,
+        }
     }
 
     /// The game's registry name (`british-square`, `dots-and-boxes`,
@@ -339,7 +512,15 @@ impl Tablebase {
     /// default; 0 decodes every block a lookup needs afresh). Files of the
     /// other layouts are mapped and keep no cache.
     pub fn with_cache_limit(mut self, bytes: usize) -> Tablebase {
-        self.db.set_cache_limit(bytes);
+        // The live search shares the database: it is made again, with the
+        // new limit, on the next search.
+        #[cfg(feature = "search")]
+        {
+            self.live = OnceLock::new();
+        }
+        if let Some(db) = Arc::get_mut(&mut self.db) {
+            db.set_cache_limit(bytes);
+        }
         self
     }
 
@@ -350,18 +531,17 @@ impl Tablebase {
         f: impl FnOnce(&dyn Oracle) -> Result<T, ProbeError>,
     ) -> Result<T, ProbeError> {
         #[cfg(feature = "search")]
-        if let Some(bits) = self.search_bits {
-            if let Some(live) = self.game.live(Some(&self.db), bits) {
-                let live = live.map_err(|e| ProbeError::Search(e.to_string()))?;
-                return f(&*live);
-            }
+        match self.live() {
+            Some(Ok(live)) => return f(&**live),
+            Some(Err(message)) => return Err(search_failed(message.clone())),
+            None => {}
         }
-        f(&self.db)
+        f(&*self.db)
     }
 
     fn analysis(&self, oracle: &dyn Oracle, position: &str) -> Result<Analysis, ProbeError> {
         let game = self.game.present();
-        let p = game.parse(position)?;
+        let p = game.parse(bounded(position)?)?;
         Ok(analyze_position(game, oracle, &p)?)
     }
 
@@ -395,6 +575,9 @@ impl Tablebase {
     /// the newline): the answer's object, or `{"input":...,"error":...}`.
     /// Programs in other languages read this shape.
     pub fn probe_json(&self, position: &str) -> String {
+        if position.len() > MAX_POSITION {
+            return too_long_json(&position.chars().take(HEAD).collect::<String>());
+        }
         self.probe_json_checked(position)
             .unwrap_or_else(|e| json::error(position, &e.to_string()))
     }
@@ -412,6 +595,18 @@ impl Tablebase {
     /// positions past it need search.
     pub fn has_book(&self) -> bool {
         self.game.has_book()
+    }
+
+    /// The open database: the file as it was mapped when opened (whatever
+    /// is at its path now), for work on the whole of it (the engine's
+    /// `verify`, say).
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// The game the database holds.
+    pub fn any_game(&self) -> &AnyGame {
+        &self.game
     }
 
     /// [`Tablebase::probe`] for each position, in order; one bad position
@@ -432,10 +627,7 @@ impl Tablebase {
         }) {
             Ok(all) => all,
             // The oracle itself failed: every position gets the error.
-            Err(e) => positions
-                .iter()
-                .map(|_| Err(ProbeError::Search(e.to_string())))
-                .collect(),
+            Err(e) => positions.iter().map(|_| Err(e.clone_search())).collect(),
         }
     }
 
@@ -445,7 +637,7 @@ impl Tablebase {
     pub fn eval(&self, position: &str) -> Result<Eval, ProbeError> {
         self.eval_many([position])
             .pop()
-            .unwrap_or_else(|| Err(ProbeError::Search("no answer".into())))
+            .unwrap_or_else(|| Err(search_failed("no answer")))
     }
 
     /// [`Tablebase::eval`] for each position, in order, with the lookups
@@ -457,7 +649,7 @@ impl Tablebase {
         let game = self.game.present();
         let parsed: Vec<Result<u64, PositionError>> = positions
             .into_iter()
-            .map(|p| game.parse(p.as_ref()).map(|p| p.state))
+            .map(|p| game.parse(bounded(p.as_ref())?).map(|p| p.state))
             .collect();
         let states: Vec<u64> = parsed
             .iter()
@@ -470,20 +662,14 @@ impl Tablebase {
         let mut values = match values {
             Ok(v) => v.into_iter(),
             Err(e) => {
-                let message = e.to_string();
-                return parsed
-                    .iter()
-                    .map(|_| Err(ProbeError::Search(message.clone())))
-                    .collect();
+                return parsed.iter().map(|_| Err(e.clone_search())).collect();
             }
         };
         parsed
             .into_iter()
             .map(|p| {
                 let state = p?;
-                let v = values
-                    .next()
-                    .ok_or_else(|| ProbeError::Search("no answer".into()))??;
+                let v = values.next().ok_or_else(|| search_failed("no answer"))??;
                 Ok(Eval {
                     value: game.score(state, v.net),
                     remoteness: v.remoteness,
@@ -505,8 +691,8 @@ impl Tablebase {
     /// and score so far included: the way a program walks the game.
     pub fn play(&self, position: &str, mv: &str) -> Result<String, ProbeError> {
         let game = self.game.present();
-        let p = game.parse(position)?;
-        let m = game.parse_move(p.state, mv)?;
+        let p = game.parse(bounded(position)?)?;
+        let m = game.parse_move(p.state, bounded(mv)?)?;
         let mut edges = Vec::new();
         game.moves(p.state, &mut edges);
         let edge = edges.iter().find(|e| e.mv == m).ok_or_else(|| {
@@ -523,7 +709,7 @@ impl Tablebase {
     /// each step).
     pub fn line(&self, position: &str) -> Result<Vec<String>, ProbeError> {
         let game = self.game.present();
-        let p = game.parse(position)?;
+        let p = game.parse(bounded(position)?)?;
         self.with_oracle(|o| {
             let line = principal_variation(game, o, p.state)?;
             Ok(line.iter().map(|(mv, _)| game.format_move(*mv)).collect())

@@ -10,18 +10,25 @@ ask about any position, in the game's own notation::
     answer["value"], answer["remoteness"], answer["best"]
 
 Every answer has the shape of a line of ``query --json``; errors are
-exceptions (``PositionError`` for a bad position, ``DatabaseError`` for a
-missing, damaged or foreign file), never a crash.
+exceptions (``PositionError`` for a bad position, ``MissingDatabase`` for a
+missing file, ``CorruptDatabase`` for a damaged one, ``DatabaseError`` for
+any file that cannot be read), never a crash.  Long calls release the
+interpreter lock while they work, and Ctrl-C stops them with
+``KeyboardInterrupt``.
 """
 
 import gc as _gc
 import json as _json
+import os as _os
+
+import numpy as _np
 
 from . import _boardsolve
 from ._boardsolve import (
     CorruptDatabase,
     DatabaseError,
     Error,
+    MissingDatabase,
     NotInBook,
     PositionError,
     Unreachable,
@@ -32,6 +39,7 @@ __all__ = [
     "Database",
     "Error",
     "DatabaseError",
+    "MissingDatabase",
     "CorruptDatabase",
     "PositionError",
     "Unreachable",
@@ -41,10 +49,12 @@ __all__ = [
 
 class Database:
     """An open database: the file is validated and mapped, not read (a
-    packed file's blocks are decoded as lookups need them)."""
+    packed file's blocks are decoded as lookups need them).  Every call
+    answers from the file as it was when opened: replacing the file at its
+    path (as ``generator`` does) changes nothing for this object."""
 
     def __init__(self, path, search_bits=None, cache_mib=None):
-        self._db = _boardsolve.Database(str(path), search_bits, cache_mib)
+        self._db = _boardsolve.Database(_path(path), search_bits, cache_mib)
 
     @property
     def game(self):
@@ -83,10 +93,11 @@ class Database:
         ``query --json -``, and the others are answered."""
         # Answers hold no reference cycles, and a batch makes millions of
         # objects: the cycle collector would walk them again and again.
+        positions = _positions(positions)
         collecting = _gc.isenabled()
         _gc.disable()
         try:
-            return self._db.probe_many(list(positions))
+            return self._db.probe_many(positions)
         finally:
             if collecting:
                 _gc.enable()
@@ -94,13 +105,15 @@ class Database:
     def probe_lines(self, positions):
         """The answers as JSON text, one string per position: exactly the
         lines ``query --json -`` prints (for writing JSON-lines files)."""
-        return self._db.probe_json_many(list(positions))
+        return self._db.probe_json_many(_positions(positions))
 
     def values(self, positions):
         """``(values, remoteness)``: two NumPy ``int32`` arrays, one entry
         per position, without the moves.  Raises on the first position that
         cannot be answered."""
-        return self._db.values(list(positions))
+        values, remoteness = self._db.values(_positions(positions))
+        return (_np.frombuffer(values, dtype=_np.dtype("=i4")),
+                _np.frombuffer(remoteness, dtype=_np.dtype("=i4")))
 
     def play(self, position, move):
         """The position after ``move`` is played from ``position``, as text
@@ -114,20 +127,45 @@ class Database:
 
     def info(self):
         """What ``query --json info`` prints: the game, variant, record
-        count, layout and the start position's value."""
+        count, layout and the start position's value, of the file this
+        object answers from."""
         return _json.loads(self._db.info())
 
     def verify(self):
-        """Reads the whole file and re-derives every value from its
-        children (``query verify``).  Returns the report as a dict, or
-        raises ``CorruptDatabase``."""
+        """Reads the whole file this object answers from and re-derives
+        every value from its children (``query verify``).  Returns the
+        report as a dict, or raises ``CorruptDatabase``."""
         return _json.loads(self._db.verify())
 
 
+def _path(path):
+    """The path as ``str``: a ``str`` or an ``os.PathLike``, nothing else."""
+    if isinstance(path, _os.PathLike):
+        path = _os.fspath(path)
+        if isinstance(path, bytes):
+            path = _os.fsdecode(path)
+    if not isinstance(path, str):
+        raise TypeError("a database path is a str or an os.PathLike, not "
+                        + type(path).__name__)
+    return path
+
+
+def _positions(positions):
+    """The positions as a list of their own (what another thread does to
+    the caller's list meanwhile changes nothing); one ``str`` alone is
+    refused (its characters would be taken for positions)."""
+    if isinstance(positions, (str, bytes)):
+        raise TypeError("positions are a list (or any iterable) of str, not "
+                        "one " + type(positions).__name__)
+    return list(positions)
+
+
 def open(path, search_bits=None, cache_mib=None):
-    """Opens the database at ``path``, of any layout (sorted, dense or
-    packed).  With ``search_bits`` (for example 22: a table of 2^22
-    entries, 32 MiB), Connect Four and Dandelions positions past an opening
-    book are answered by search.  ``cache_mib`` bounds the memory a packed
-    file's decoded blocks take (default 64)."""
+    """Opens the database at ``path`` (a ``str`` or an ``os.PathLike``),
+    of any layout (sorted, dense or packed).  With ``search_bits`` (for
+    example 22: a table of 2^22 entries, 32 MiB), Connect Four and
+    Dandelions positions past an opening book are answered by search; a
+    size the machine cannot hold is an ``Error`` here, not later.
+    ``cache_mib`` bounds the memory a packed file's decoded blocks take
+    (default 64)."""
     return Database(path, search_bits, cache_mib)

@@ -1,21 +1,43 @@
 //! The native half of the `boardsolve` Python package: a database opened
 //! through the probe crate, answering in the JSON of `query --json` (the
-//! Python half turns it into dicts) and in NumPy arrays for value-only
-//! batches. Long work runs with the interpreter lock released.
+//! Python half turns it into dicts) and in `int32` buffers for value-only
+//! batches (the Python half views them as NumPy arrays).
+//!
+//! Every call that may take long (a batch, `verify`, a search) runs on a
+//! thread of its own without the interpreter lock, while the calling thread
+//! waits for it and looks for signals every [`TICK`]: Ctrl-C raises
+//! `KeyboardInterrupt` at once and stops the work (searches through their
+//! [`Cancel`], batches between two chunks of positions). A batch goes by
+//! stretches of [`STRETCH`] positions, taken from the list and turned into
+//! Python objects one at a time, so that its memory besides the answers
+//! stays bounded and other Python threads run between two stretches.
 
 mod objects;
+mod reserve;
 
+use objects::fallible;
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use boardsolve::core::NoProgress;
-use boardsolve::registry::AnyGame;
+use boardsolve::cli::MAX_LINE;
+use boardsolve::core::{Cancel, Progress};
+use boardsolve::db::DbError;
+use boardsolve::registry::OpenError;
 use boardsolve_probe::{ProbeError, Tablebase};
-use numpy::{IntoPyArray, PyArray1};
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
+
+#[global_allocator]
+static ALLOCATOR: reserve::WithReserve = reserve::WithReserve;
 
 create_exception!(
     _boardsolve,
@@ -33,13 +55,13 @@ create_exception!(
     _boardsolve,
     CorruptDatabase,
     DatabaseError,
-    "The database contradicts itself or holds a value the game rules out."
+    "The database contradicts itself, holds a value the game rules out, or changed or lost bytes while open."
 );
 create_exception!(
     _boardsolve,
     PositionError,
     Error,
-    "The position is malformed or illegal in the database's game."
+    "The position is malformed, too long or illegal in the database's game."
 );
 create_exception!(
     _boardsolve,
@@ -54,34 +76,379 @@ create_exception!(
     "The position, or one after a move from it, lies past the opening book."
 );
 
+/// `MissingDatabase`, a `DatabaseError` and a `FileNotFoundError` both:
+/// made when the module loads (a class of two bases).
+static MISSING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// The exception of a missing file.
+fn missing(py: Python<'_>, message: String) -> PyErr {
+    match MISSING.get(py) {
+        Some(class) => PyErr::from_type(class.bind(py).clone(), message),
+        None => DatabaseError::new_err(message),
+    }
+}
+
 /// The Python exception for a probe error.
-fn to_py(e: ProbeError) -> PyErr {
+fn to_py(py: Python<'_>, e: ProbeError) -> PyErr {
     let message = e.to_string();
     match e {
-        ProbeError::Open { .. } => DatabaseError::new_err(message),
+        ProbeError::Open { source, .. } => match source {
+            OpenError::Db(DbError::Io { error, .. })
+                if error.kind() == std::io::ErrorKind::NotFound =>
+            {
+                missing(py, message)
+            }
+            OpenError::Db(
+                DbError::HeaderChecksum { .. }
+                | DbError::HeaderField { .. }
+                | DbError::Size { .. }
+                | DbError::RecordsChecksum
+                | DbError::Corrupted(_)
+                | DbError::BadRecord { .. },
+            ) => CorruptDatabase::new_err(message),
+            _ => DatabaseError::new_err(message),
+        },
         ProbeError::Corrupt { .. } => CorruptDatabase::new_err(message),
         ProbeError::Position(_) => PositionError::new_err(message),
         ProbeError::Unreachable { .. } => Unreachable::new_err(message),
         ProbeError::NotInBook { .. } => NotInBook::new_err(message),
-        ProbeError::Search(_) => Error::new_err(message),
+        _ => Error::new_err(message),
     }
 }
 
-/// One NumPy column of a value-only batch.
-type Column<'py> = Bound<'py, PyArray1<i32>>;
+/// How often a thread waiting for work looks for signals.
+const TICK: Duration = Duration::from_millis(20);
 
 /// Positions per parallel work item of a batch.
-const CHUNK: usize = 1024;
+const CHUNK: usize = 256;
 
-/// Positions whose answers `probe_many` makes while it builds the objects
-/// of the stretch before.
-const STRETCH: usize = 4 * CHUNK;
+/// Positions a batch hands to its worker at a time: the unit of memory
+/// besides the answers.
+const STRETCH: usize = 4096;
+
+/// The longest this thread holds the interpreter lock while it turns
+/// answers into objects: then other threads may run, and signals are
+/// looked at (CPython's own switch interval).
+const SLICE: Duration = Duration::from_millis(5);
+
+/// Lets other Python threads run, and signals be raised, while this thread
+/// makes many objects: every [`SLICE`], the lock is released and taken
+/// again, and the signals are checked.
+struct Pacer {
+    since: std::time::Instant,
+    count: u32,
+}
+
+impl Pacer {
+    fn new() -> Pacer {
+        Pacer {
+            since: std::time::Instant::now(),
+            count: 0,
+        }
+    }
+
+    /// One object made.
+    #[inline]
+    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.count += 1;
+        if self.count.is_multiple_of(64) && self.since.elapsed() >= SLICE {
+            py.detach(|| ());
+            py.check_signals()?;
+            self.since = std::time::Instant::now();
+        }
+        Ok(())
+    }
+}
+
+/// A position as the caller gave it, or the first characters of one longer
+/// than [`MAX_LINE`] bytes (which is not copied).
+enum Input {
+    Text(String),
+    TooLong(String),
+}
+
+impl Input {
+    /// The position in `item`: a `str`, or a `TypeError`.
+    fn from_py(item: &Bound<'_, PyAny>) -> PyResult<Input> {
+        let text = item.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "a position is a str, not {}",
+                item.get_type()
+                    .name()
+                    .map_or_else(|_| "something else".to_owned(), |n| n.to_string())
+            ))
+        })?;
+        // Characters first: a string of more than MAX_LINE of them is too
+        // long, whatever its bytes, and is not copied.
+        if text.len()? > MAX_LINE {
+            let head = fallible::substring(text, 0, HEAD)?;
+            return Ok(Input::TooLong(head.to_cow()?.into_owned()));
+        }
+        let text = text.to_cow()?;
+        if text.len() > MAX_LINE {
+            return Ok(Input::TooLong(text.chars().take(HEAD).collect()));
+        }
+        Ok(Input::Text(text.into_owned()))
+    }
+
+    /// The position's text, or the error of one too long.
+    fn text(&self) -> Result<&str, ProbeError> {
+        match self {
+            Input::Text(t) => Ok(t),
+            Input::TooLong(head) => Err(boardsolve_probe::too_long(head)),
+        }
+    }
+
+    /// The JSON line `query --json -` prints for it.
+    fn json(&self, tb: &Tablebase) -> String {
+        match self {
+            Input::Text(t) => tb.probe_json(t),
+            Input::TooLong(head) => boardsolve_probe::too_long_json(head),
+        }
+    }
+}
+
+/// Characters of a too-long position kept for its message.
+const HEAD: usize = 40;
+
+/// Stops long library work (`verify`) when the call's [`Cancel`] is set.
+struct Stop(Cancel);
+
+impl Progress for Stop {
+    fn cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+}
+
+/// The exception of a panic in the work (a bug: said as such, never a
+/// `PanicException`).
+fn internal(panic: Box<dyn Any + Send>) -> PyErr {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    Error::new_err(format!("internal error: {what}"))
+}
+
+/// Starts `work` on a thread of its own: `Error` when the system refuses
+/// a thread (`MemoryError` when it lacks the memory).
+fn spawn(work: impl FnOnce() + Send + 'static) -> PyResult<()> {
+    std::thread::Builder::new()
+        .name("boardsolve".into())
+        .spawn(work)
+        .map(drop)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::OutOfMemory | std::io::ErrorKind::WouldBlock => {
+                PyMemoryError::new_err(format!("cannot start a thread: {e}"))
+            }
+            _ => Error::new_err(format!("cannot start a thread: {e}")),
+        })
+}
+
+/// What a worker hands back: its result, or the panic it met.
+type Outcome<T> = std::thread::Result<T>;
+
+/// Waits, without the interpreter lock, for what the worker sends on
+/// `rx`, looking for signals every [`TICK`]: a signal's exception (as
+/// `KeyboardInterrupt`) sets `cancel` and is raised at once.
+fn wait<T: Send>(py: Python<'_>, cancel: &Cancel, rx: &Mutex<Receiver<Outcome<T>>>) -> PyResult<T> {
+    loop {
+        let got = py.detach(|| match rx.lock() {
+            Ok(rx) => rx.recv_timeout(TICK),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        });
+        match got {
+            Ok(Ok(value)) => return Ok(value),
+            Ok(Err(panic)) => return Err(internal(panic)),
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    cancel.cancel();
+                    return Err(e);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::new_err(
+                    "internal error: the worker ended without an answer",
+                ))
+            }
+        }
+    }
+}
+
+/// Runs `work` on a thread of its own, inside its [`Cancel`], and waits for
+/// it (see [`wait`]).
+fn detached<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce(&Cancel) -> T + Send + 'static,
+) -> PyResult<T> {
+    let cancel = Cancel::new();
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let theirs = cancel.clone();
+    spawn(move || {
+        let out = catch_unwind(AssertUnwindSafe(|| theirs.run(|| work(&theirs))));
+        let _ = tx.send(out);
+    })?;
+    wait(py, &cancel, &Mutex::new(rx))
+}
+
+/// Answers `positions` (a list) stretch by stretch: the worker runs `work`
+/// on each stretch, without the interpreter lock, while this thread takes
+/// the next stretch from the list and hands each result to `take`, in
+/// order. Signals are looked for while waiting; the first error (of
+/// `take`, a signal, memory) stops the worker and is raised.
+fn batch<R: Send + 'static>(
+    py: Python<'_>,
+    tb: &Arc<Tablebase>,
+    positions: &Bound<'_, PyList>,
+    work: fn(&Tablebase, &Cancel, Vec<Input>) -> R,
+    mut take: impl FnMut(R) -> PyResult<()>,
+) -> PyResult<()> {
+    reserve::refill();
+    reserve::spent();
+    let n = positions.len();
+    let cancel = Cancel::new();
+    let (in_tx, in_rx) = std::sync::mpsc::sync_channel::<Vec<Input>>(1);
+    let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Outcome<R>>(1);
+    let theirs = cancel.clone();
+    let tb = Arc::clone(tb);
+    spawn(move || {
+        if n >= boardsolve_probe::BATCH_INDEX {
+            tb.build_index();
+        }
+        for stretch in in_rx {
+            if theirs.is_cancelled() {
+                return;
+            }
+            let out = catch_unwind(AssertUnwindSafe(|| work(&tb, &theirs, stretch)));
+            let failed = out.is_err();
+            if out_tx.send(out).is_err() || failed {
+                return;
+            }
+        }
+    })?;
+    let out_rx = Mutex::new(out_rx);
+    let result = (|| {
+        let stretch = |from: usize| -> PyResult<Vec<Input>> {
+            (from..n.min(from + STRETCH))
+                .map(|i| Input::from_py(&positions.get_item(i)?))
+                .collect()
+        };
+        let feed = |tx: &SyncSender<Vec<Input>>, s: Vec<Input>| {
+            tx.send(s)
+                .map_err(|_| Error::new_err("internal error: the worker stopped"))
+        };
+        // One stretch in the worker's hands and one waiting: the worker
+        // never waits for this thread's turning answers into objects.
+        let mut next = 0;
+        for _ in 0..2 {
+            if next < n {
+                feed(&in_tx, stretch(next)?)?;
+                next += STRETCH;
+            }
+        }
+        for _ in (0..n).step_by(STRETCH) {
+            let out = wait(py, &cancel, &out_rx)?;
+            // The worker may always be ahead: signals are looked at here
+            // too, not only while waiting.
+            py.check_signals()?;
+            take(out)?;
+            if reserve::spent() {
+                return Err(PyMemoryError::new_err(
+                    "out of memory (the answers do not fit in what the system allows)",
+                ));
+            }
+            if next < n {
+                feed(&in_tx, stretch(next)?)?;
+                next += STRETCH;
+            }
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        cancel.cancel();
+    }
+    drop(in_tx);
+    reserve::refill();
+    result
+}
+
+/// The JSON lines of a stretch, made in parallel.
+fn lines_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<String> {
+    stretch
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            if cancel.is_cancelled() {
+                return Vec::new();
+            }
+            cancel.run(|| chunk.iter().map(|p| p.json(tb)).collect::<Vec<_>>())
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// The value and remoteness of each position of a stretch, or the first
+/// error, made in parallel.
+fn evals_of(
+    tb: &Tablebase,
+    cancel: &Cancel,
+    stretch: Vec<Input>,
+) -> Result<Vec<(i32, i32)>, ProbeError> {
+    let chunks = stretch
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            if cancel.is_cancelled() {
+                return Ok(Vec::new());
+            }
+            let texts = chunk
+                .iter()
+                .map(Input::text)
+                .collect::<Result<Vec<&str>, _>>()?;
+            cancel
+                .run(|| tb.eval_many(texts))
+                .into_iter()
+                .map(|e| {
+                    let e = e?;
+                    Ok((e.value, i32::try_from(e.remoteness).unwrap_or(i32::MAX)))
+                })
+                .collect::<Result<Vec<_>, ProbeError>>()
+        })
+        .collect::<Vec<_>>();
+    let mut all = Vec::with_capacity(stretch.len());
+    for chunk in chunks {
+        all.extend(chunk?);
+    }
+    Ok(all)
+}
 
 /// An open database (see the Python class `boardsolve.Database`).
 #[pyclass(frozen, module = "boardsolve._boardsolve")]
 struct Database {
-    tb: Tablebase,
+    tb: Arc<Tablebase>,
     path: PathBuf,
+    /// True when positions past the file are answered by search, so that
+    /// one position may take long.
+    searching: bool,
+}
+
+impl Database {
+    /// Runs `f` on the tablebase: on a thread of its own, interruptible,
+    /// when it may search; here, without the interpreter lock, otherwise.
+    fn call<T: Send + 'static>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Tablebase) -> Result<T, ProbeError> + Send + 'static,
+    ) -> PyResult<T> {
+        let out = if self.searching {
+            let tb = Arc::clone(&self.tb);
+            detached(py, move |_| f(&tb))?
+        } else {
+            py.detach(|| f(&self.tb))
+        };
+        out.map_err(|e| to_py(py, e))
+    }
 }
 
 #[pymethods]
@@ -94,18 +461,23 @@ impl Database {
         search_bits: Option<u32>,
         cache_mib: Option<usize>,
     ) -> PyResult<Database> {
-        let opened = py.detach(|| {
-            let mut tb = Tablebase::open(&path)?;
-            if let Some(mib) = cache_mib {
-                tb = tb.with_cache_limit(mib.saturating_mul(1 << 20));
-            }
-            match search_bits {
-                Some(bits) => tb.with_search(bits),
-                None => Ok(tb),
-            }
-        });
+        let opened = {
+            let path = path.clone();
+            detached(py, move |_| {
+                let mut tb = Tablebase::open(&path)?;
+                if let Some(mib) = cache_mib {
+                    tb = tb.with_cache_limit(mib.saturating_mul(1 << 20));
+                }
+                match search_bits {
+                    Some(bits) => tb.with_search(bits),
+                    None => Ok(tb),
+                }
+            })?
+        };
+        let tb = opened.map_err(|e| to_py(py, e))?;
         Ok(Database {
-            tb: opened.map_err(to_py)?,
+            searching: search_bits.is_some() && tb.has_book(),
+            tb: Arc::new(tb),
             path,
         })
     }
@@ -137,13 +509,16 @@ impl Database {
 
     /// The answer as the dict `json.loads` makes of its JSON line, or an
     /// exception.
-    fn probe<'py>(&self, py: Python<'py>, position: &str) -> PyResult<Bound<'py, PyAny>> {
-        let line = py
-            .detach(|| {
-                self.tb.probe(position)?;
-                Ok(self.tb.probe_json(position))
-            })
-            .map_err(to_py)?;
+    fn probe<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let input = Input::from_py(position)?;
+        let line = self.call(py, move |tb| {
+            let text = input.text()?;
+            tb.probe_json_checked(text)
+        })?;
         objects::Builder::new(py).build(&line)
     }
 
@@ -154,128 +529,131 @@ impl Database {
     fn probe_many<'py>(
         &self,
         py: Python<'py>,
-        positions: Vec<String>,
+        positions: &Bound<'py, PyList>,
     ) -> PyResult<Bound<'py, PyList>> {
-        if positions.len() >= boardsolve_probe::BATCH_INDEX {
-            self.tb.build_index();
-        }
         let mut builder = objects::Builder::new(py);
-        let mut answers = Vec::with_capacity(positions.len());
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<String>>(2);
-        std::thread::scope(|scope| {
-            scope.spawn(move || {
-                for stretch in positions.chunks(STRETCH) {
-                    let lines = stretch
-                        .par_chunks(CHUNK)
-                        .flat_map_iter(|chunk| chunk.iter().map(|p| self.tb.probe_json(p)))
-                        .collect();
-                    if tx.send(lines).is_err() {
-                        return; // the builder failed
-                    }
-                }
-            });
-            for lines in rx {
-                for line in &lines {
-                    answers.push(builder.build(line)?);
-                }
+        let answers = fallible::list(py)?;
+        let mut pacer = Pacer::new();
+        batch(py, &self.tb, positions, lines_of, |lines| {
+            for line in &lines {
+                answers.append(builder.build(line)?)?;
+                pacer.step(py)?;
             }
-            Ok::<(), PyErr>(())
+            Ok(())
         })?;
-        PyList::new(py, answers)
+        Ok(answers)
     }
 
     /// One JSON line per position, as `query --json -` prints them,
     /// answers and errors alike, made in parallel without the interpreter
     /// lock.
-    fn probe_json_many(&self, py: Python<'_>, positions: Vec<String>) -> Vec<String> {
-        py.detach(|| {
-            if positions.len() >= boardsolve_probe::BATCH_INDEX {
-                self.tb.build_index();
+    fn probe_json_many<'py>(
+        &self,
+        py: Python<'py>,
+        positions: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let answers = fallible::list(py)?;
+        let mut pacer = Pacer::new();
+        batch(py, &self.tb, positions, lines_of, |lines| {
+            for line in &lines {
+                answers.append(fallible::string(py, line)?)?;
+                pacer.step(py)?;
             }
-            positions
-                .par_chunks(CHUNK)
-                .flat_map_iter(|chunk| chunk.iter().map(|p| self.tb.probe_json(p)))
-                .collect()
-        })
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
-    /// Values and remoteness of every position, as two arrays.
+    /// Values and remoteness of every position, as two buffers of native
+    /// `int32`s, or the first position's error.
     fn values<'py>(
         &self,
         py: Python<'py>,
-        positions: Vec<String>,
-    ) -> PyResult<(Column<'py>, Column<'py>)> {
-        let evals = py.detach(|| {
-            positions
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    self.tb
-                        .eval_many(chunk)
-                        .into_iter()
-                        .collect::<Result<Vec<_>, _>>()
-                })
-                .collect::<Result<Vec<_>, _>>()
-        });
-        let evals = evals.map_err(to_py)?;
+        positions: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let n = positions.len();
-        let mut values = Vec::with_capacity(n);
-        let mut remoteness = Vec::with_capacity(n);
-        for e in evals.iter().flatten() {
-            values.push(e.value);
-            remoteness.push(i32::try_from(e.remoteness).unwrap_or(i32::MAX));
-        }
-        Ok((values.into_pyarray(py), remoteness.into_pyarray(py)))
+        let bytes = n
+            .checked_mul(4)
+            .ok_or_else(|| PyMemoryError::new_err("too many positions"))?;
+        let values = PyByteArray::new_with(py, bytes, |_| Ok(()))?;
+        let remoteness = PyByteArray::new_with(py, bytes, |_| Ok(()))?;
+        let mut at = 0;
+        batch(py, &self.tb, positions, evals_of, |evals| {
+            let evals = evals.map_err(|e| to_py(py, e))?;
+            // SAFETY: the arrays are this call's own, not yet seen by any
+            // Python code, and this thread holds the interpreter lock.
+            let (v, r) = unsafe { (values.as_bytes_mut(), remoteness.as_bytes_mut()) };
+            for (value, far) in evals {
+                v[at..at + 4].copy_from_slice(&value.to_ne_bytes());
+                r[at..at + 4].copy_from_slice(&far.to_ne_bytes());
+                at += 4;
+            }
+            Ok(())
+        })?;
+        let both = fallible::list(py)?;
+        both.append(values)?;
+        both.append(remoteness)?;
+        Ok(both)
     }
 
     /// The position after a move, as text.
-    fn play(&self, position: &str, mv: &str) -> PyResult<String> {
-        self.tb.play(position, mv).map_err(to_py)
+    fn play(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        mv: &Bound<'_, PyAny>,
+    ) -> PyResult<String> {
+        let (position, mv) = (Input::from_py(position)?, Input::from_py(mv)?);
+        py.detach(|| self.tb.play(position.text()?, mv.text()?))
+            .map_err(|e| to_py(py, e))
     }
 
     /// The moves of perfect play from a position to the end.
-    fn line(&self, py: Python<'_>, position: &str) -> PyResult<Vec<String>> {
-        py.detach(|| self.tb.line(position)).map_err(to_py)
+    fn line(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        let input = Input::from_py(position)?;
+        self.call(py, move |tb| tb.line(input.text()?))
     }
 
-    /// What `query --json info` prints, as JSON.
+    /// What `query --json info` prints, as JSON: of the file this database
+    /// answers from (mapped when it was opened), whatever is at its path
+    /// now.
     fn info(&self, py: Python<'_>) -> PyResult<String> {
-        py.detach(|| {
-            let (db, game) = AnyGame::open(&self.path).map_err(|source| ProbeError::Open {
-                path: self.path.clone(),
-                source,
-            })?;
-            let path = self.path.display().to_string();
-            Ok(boardsolve::analysis::json::info(
-                &path,
-                &db,
-                game.present(),
-            )?)
-        })
-        .map_err(|e: ProbeError| to_py(e))
+        let path = self.path.display().to_string();
+        py.detach(|| self.tb.info_json(&path))
+            .map_err(|e| to_py(py, e))
     }
 
-    /// Reads the whole file and re-derives every value (`query verify`):
-    /// the report as JSON, or `CorruptDatabase`.
+    /// Reads the whole file this database answers from and re-derives
+    /// every value (`query verify`): the report as JSON, or
+    /// `CorruptDatabase`.
     fn verify(&self, py: Python<'_>) -> PyResult<String> {
-        let report = py.detach(|| -> Result<_, String> {
-            let (db, game) = AnyGame::open(&self.path).map_err(|e| e.to_string())?;
-            let report = boardsolve::analysis::verify::verify(&db, game.game(), &NoProgress)
-                .map_err(|e| e.to_string())?;
-            Ok(serde_json::json!({
-                "db": self.path, "ok": true, "game": game.game().descriptor().name,
-                "variant": game.game().descriptor().variant,
-                "records": report.records, "children_checked": report.children_checked,
-                "derived": report.derived,
-            })
-            .to_string())
-        });
-        report.map_err(CorruptDatabase::new_err)
+        let tb = Arc::clone(&self.tb);
+        let path = self.path.clone();
+        let report = detached(py, move |cancel| {
+            let game = tb.any_game().game();
+            let report =
+                boardsolve::analysis::verify::verify(tb.database(), game, &Stop(cancel.clone()))
+                    .map_err(|e| e.to_string())?;
+            Ok::<_, String>(
+                serde_json::json!({
+                    "db": path, "ok": true, "game": game.descriptor().name,
+                    "variant": game.descriptor().variant,
+                    "records": report.records, "children_checked": report.children_checked,
+                    "derived": report.derived,
+                })
+                .to_string(),
+            )
+        })?;
+        report.map_err(|message| {
+            CorruptDatabase::new_err(format!("{}: {message}", self.path.display()))
+        })
     }
 }
 
 #[pymodule]
 fn _boardsolve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    reserve::refill();
     m.add_class::<Database>()?;
     m.add("Error", py.get_type::<Error>())?;
     m.add("DatabaseError", py.get_type::<DatabaseError>())?;
@@ -283,5 +661,24 @@ fn _boardsolve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PositionError", py.get_type::<PositionError>())?;
     m.add("Unreachable", py.get_type::<Unreachable>())?;
     m.add("NotInBook", py.get_type::<NotInBook>())?;
+    let bases = PyTuple::new(
+        py,
+        [
+            py.get_type::<DatabaseError>().into_any(),
+            py.get_type::<PyFileNotFoundError>().into_any(),
+        ],
+    )?;
+    let namespace = pyo3::types::PyDict::new(py);
+    namespace.set_item("__module__", "boardsolve._boardsolve")?;
+    namespace.set_item(
+        "__doc__",
+        "The database file is missing (a DatabaseError and a FileNotFoundError).",
+    )?;
+    let class = py
+        .get_type::<PyType>()
+        .call1(("MissingDatabase", bases, namespace))?
+        .cast_into::<PyType>()?;
+    m.add("MissingDatabase", &class)?;
+    let _ = MISSING.set(py, class.unbind());
     Ok(())
 }

@@ -6,9 +6,86 @@
 //! millions of times (field names, moves, "win", "tie", "lose") are made
 //! once per batch and shared, and nothing is decoded twice.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
+
+/// Objects made through the C API with its failure as the exception
+/// (`MemoryError`): PyO3's constructors of `str`, `dict`, `int` and
+/// `float` panic when CPython cannot make the object, and a panic must
+/// never reach the user.
+pub mod fallible {
+    use super::*;
+
+    /// A new reference from the C API, or its error.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a new reference, or NULL with the error set.
+    unsafe fn owned(py: Python<'_>, ptr: *mut ffi::PyObject) -> PyResult<Bound<'_, PyAny>> {
+        // SAFETY: as the caller promises.
+        unsafe { Bound::from_owned_ptr_or_err(py, ptr) }
+    }
+
+    /// A `str` of `s`.
+    pub fn string<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
+        let len = ffi::Py_ssize_t::try_from(s.len())
+            .map_err(|_| PyMemoryError::new_err("a string too long"))?;
+        // SAFETY: `len` bytes of UTF-8 at `s`; the call returns a new
+        // reference or NULL with the error set, and a `str` when it succeeds.
+        unsafe {
+            Ok(
+                owned(py, ffi::PyUnicode_FromStringAndSize(s.as_ptr().cast(), len))?
+                    .cast_into_unchecked(),
+            )
+        }
+    }
+
+    /// The characters `start..end` of `s` (clamped to its length).
+    pub fn substring<'py>(
+        s: &Bound<'py, PyString>,
+        start: usize,
+        end: usize,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let (start, end) = (
+            ffi::Py_ssize_t::try_from(start).unwrap_or(ffi::Py_ssize_t::MAX),
+            ffi::Py_ssize_t::try_from(end).unwrap_or(ffi::Py_ssize_t::MAX),
+        );
+        // SAFETY: a valid `str`; a new reference (a `str`) or NULL with the
+        // error set.
+        unsafe {
+            Ok(
+                owned(s.py(), ffi::PyUnicode_Substring(s.as_ptr(), start, end))?
+                    .cast_into_unchecked(),
+            )
+        }
+    }
+
+    /// An empty `list`.
+    pub fn list(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+        // SAFETY: a new reference (a `list`) or NULL with the error set.
+        unsafe { Ok(owned(py, ffi::PyList_New(0))?.cast_into_unchecked()) }
+    }
+
+    /// An empty `dict`.
+    pub fn dict(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        // SAFETY: a new reference (a `dict`) or NULL with the error set.
+        unsafe { Ok(owned(py, ffi::PyDict_New())?.cast_into_unchecked()) }
+    }
+
+    /// An `int`.
+    pub fn int(py: Python<'_>, n: i64) -> PyResult<Bound<'_, PyAny>> {
+        // SAFETY: a new reference or NULL with the error set.
+        unsafe { owned(py, ffi::PyLong_FromLongLong(n)) }
+    }
+
+    /// A `float`.
+    pub fn float(py: Python<'_>, x: f64) -> PyResult<Bound<'_, PyAny>> {
+        // SAFETY: a new reference or NULL with the error set.
+        unsafe { owned(py, ffi::PyFloat_FromDouble(x)) }
+    }
+}
 
 /// Strings up to this many bytes are made once per batch and shared.
 const SHARED_LEN: usize = 24;
@@ -124,7 +201,7 @@ impl<'py> Builder<'py> {
                 c.skip_space();
                 if c.peek() == Some(b'}') {
                     c.at += 1;
-                    return Ok(PyDict::new(self.py).into_any());
+                    return Ok(fallible::dict(self.py)?.into_any());
                 }
                 // The pairs first (on a stack shared by nested objects),
                 // then the dict, copied from one of the same keys.
@@ -171,7 +248,11 @@ impl<'py> Builder<'py> {
                         }
                     }
                 }
-                Ok(PyList::new(self.py, items)?.into_any())
+                let list = fallible::list(self.py)?;
+                for item in items {
+                    list.append(item)?;
+                }
+                Ok(list.into_any())
             }
             Some(b'"') => Ok(self.string(c)?.into_any()),
             Some(b't') => {
@@ -205,7 +286,7 @@ impl<'py> Builder<'py> {
         if let Some((_, template)) = self.templates.iter().find(|(shape, _)| same(shape)) {
             return template.copy();
         }
-        let template = PyDict::new(self.py);
+        let template = fallible::dict(self.py)?;
         for (key, _) in keys {
             template.set_item(key, self.py.None())?;
         }
@@ -230,11 +311,11 @@ impl<'py> Builder<'py> {
         let digits = &c.text[start..c.at];
         if integral {
             if let Ok(n) = digits.parse::<i64>() {
-                return Ok(n.into_pyobject(self.py)?.into_any());
+                return fallible::int(self.py, n);
             }
         }
         let x: f64 = digits.parse().map_err(|_| malformed(c.text, start))?;
-        Ok(PyFloat::new(self.py, x).into_any())
+        fallible::float(self.py, x)
     }
 
     /// A string at the cursor (which is on its opening quote).
@@ -253,7 +334,7 @@ impl<'py> Builder<'py> {
                 c.at = end + 1;
                 let raw = &c.text[start..end];
                 if raw.len() > SHARED_LEN {
-                    return Ok(PyString::new(self.py, raw));
+                    return fallible::string(self.py, raw);
                 }
                 let slot = &mut self.shared[slot_of(raw.as_bytes())];
                 if let Some(hit) = slot {
@@ -261,7 +342,7 @@ impl<'py> Builder<'py> {
                         return Ok(hit.string.clone());
                     }
                 }
-                let string = PyString::new(self.py, raw);
+                let string = fallible::string(self.py, raw)?;
                 let mut bytes = [0; SHARED_LEN];
                 bytes[..raw.len()].copy_from_slice(raw.as_bytes());
                 *slot = Some(Slot {
@@ -292,7 +373,7 @@ impl<'py> Builder<'py> {
             match ch {
                 '"' => {
                     c.at += i + 1;
-                    break Ok(PyString::new(self.py, &out));
+                    break fallible::string(self.py, &out);
                 }
                 '\\' => {
                     let Some((_, e)) = chars.next() else {

@@ -3,7 +3,7 @@
 use std::io::{self, BufRead};
 
 /// Longest line kept; longer lines are reported as errors, not stored.
-pub const MAX_LINE: usize = 4096;
+pub const MAX_LINE: usize = boardsolve::cli::MAX_LINE;
 
 /// One line of input.
 pub enum Line {

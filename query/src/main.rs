@@ -20,7 +20,7 @@ use boardsolve::bars::{Bars, Spinner};
 use boardsolve::core::layout::LayoutKind;
 use boardsolve::registry::{self, AnyGame};
 use boardsolve::render::{signed, Presentation};
-use boardsolve::solve::live::DEFAULT_TABLE_BITS;
+use boardsolve::solve::live::{default_searchers, DEFAULT_TABLE_BITS};
 use boardsolve::{analyze_position, principal_variation, Database, DbError, Oracle, QueryError};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use rayon::prelude::*;
@@ -109,6 +109,11 @@ struct DbArgs {
     /// memory (0 decodes every block a lookup needs afresh).
     #[arg(long, value_name = "MIB", global = true, default_value_t = DEFAULT_CACHE_MIB)]
     cache: usize,
+
+    /// Games answered by search: `log2` of the entries of the search
+    /// tables, kept from answer to answer.
+    #[arg(long, value_name = "BITS", global = true)]
+    table_bits: Option<u32>,
 }
 
 impl DbArgs {
@@ -186,16 +191,29 @@ enum Command {
     /// sessions can be scripted. `quit` or the end of input ends the
     /// session with exit status 0.
     Play(PlayArgs),
-    /// Serve the databases over HTTP (each --db FILE, or the default file
-    /// of --game and --variant), on localhost unless --addr says otherwise.
+    /// Serve the databases over HTTP (each --db FILE, or what `query` would
+    /// answer from: the default file of --game and --variant, or a game's
+    /// search alone when its file is missing), on localhost unless --addr
+    /// says otherwise.
     ///
     /// `GET /api/position?p=POSITION` answers with the JSON line `query
     /// --json POSITION` prints (add `&game=NAME&variant=SPEC` when several
-    /// databases are served); `GET /api/info` lists them. Errors are JSON
-    /// objects with a message: 400 a malformed or illegal position, 404 a
-    /// game or variant not served, 413 an oversize request, 500 a corrupted
-    /// database, 503 no answer within --time-limit. Positions past an
-    /// opening book are searched.
+    /// games are served); `GET /api/info` lists them; `GET /` is the
+    /// explorer page. Every error is a JSON object with a message: 400 a
+    /// malformed or illegal position or request, 404 a game, variant or
+    /// path not served, 405 a method other than GET, 413 an oversize
+    /// position, 414 an oversize request target, 431 an oversize header,
+    /// 500 a corrupted database, 503 a search out of time or out of room.
+    /// Answers carry an ETag and honour If-None-Match (304).
+    ///
+    /// Lookups are answered at once; positions past an opening book are
+    /// searched on --search-threads threads behind a queue of
+    /// --search-queue requests, each search stopped at --time-limit or when
+    /// its client goes. Their tables, made at start-up and kept from
+    /// request to request, take at most one table of 2^--table-bits entries
+    /// (default 22 here: 32 MiB) per search thread for each game searched.
+    /// Ctrl-C or SIGTERM stops it (exit status 0) after the answers under
+    /// way, within 5 seconds.
     Serve(serve::ServeArgs),
 }
 
@@ -256,6 +274,8 @@ struct Source {
     db: Option<Database>,
     game: AnyGame,
     path: String,
+    /// `--table-bits`, checked against the game and the memory.
+    table_bits: u32,
 }
 
 impl Source {
@@ -270,6 +290,14 @@ impl Source {
         // mistake, whatever the files.
         let variant = args.variant.as_deref().unwrap_or("");
         let new_game = |name: &str| AnyGame::new(name, variant).map_err(|e| usage(&e.to_string()));
+        let bounds = registry::table_bits_bounds();
+        if let Some(bits) = args.table_bits.filter(|b| !bounds.contains(b)) {
+            return Err(usage(&format!(
+                "--table-bits {bits}: no game takes it ({} to {}; see --help)",
+                bounds.start(),
+                bounds.end()
+            )));
+        }
         let path = match args.db.as_slice() {
             [] => None,
             [one] => Some(one),
@@ -281,7 +309,9 @@ impl Source {
         };
         let Some(path) = path else {
             let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
-            return Source::default_file(new_game(name)?, args.cache_bytes());
+            let mut source = Source::default_file(new_game(name)?, args.cache_bytes())?;
+            source.table_bits = checked_table_bits(&source.game, args.table_bits)?;
+            return Ok(source);
         };
         let asked = args.game.as_deref().map(new_game).transpose()?;
         let (mut db, game) = open_db(path)?;
@@ -303,6 +333,7 @@ impl Source {
             }
         }
         Ok(Source {
+            table_bits: checked_table_bits(&game, args.table_bits)?,
             db: Some(db),
             game,
             path: path.display().to_string(),
@@ -319,6 +350,7 @@ impl Source {
                     db: None,
                     game,
                     path: "(live search)".to_owned(),
+                    table_bits: DEFAULT_TABLE_BITS,
                 });
             }
             return Err(db_failure(anyhow::anyhow!(
@@ -337,6 +369,7 @@ impl Source {
             db: Some(db),
             game: found,
             path: path.display().to_string(),
+            table_bits: DEFAULT_TABLE_BITS,
         })
     }
 
@@ -355,7 +388,7 @@ impl Source {
     /// Where answers come from: live search (from the book, if any) for a
     /// game that has one, else the database.
     fn oracle(&self) -> Result<Box<dyn Oracle + '_>, Failure> {
-        match self.game.live(self.db.as_ref(), TABLE_BITS) {
+        match self.game.live(self.db.as_ref(), self.table_bits) {
             // Searches that take a while show a spinner.
             Some(live) => live
                 .map(Spinner::wrap)
@@ -383,8 +416,24 @@ fn blames_the_database(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `log2` of the entries of a live search's transposition table.
-const TABLE_BITS: u32 = DEFAULT_TABLE_BITS;
+/// `--table-bits` (or its default) for `game`: a usage error when the
+/// game is not answered by search, when the size is out of its range, and
+/// when its searchers' tables would take more memory than is available.
+fn checked_table_bits(game: &AnyGame, asked: Option<u32>) -> Result<u32, Failure> {
+    let bits = asked.unwrap_or(DEFAULT_TABLE_BITS);
+    match game.check_tables(default_searchers(), bits) {
+        None if asked.is_some() => Err(usage(&format!(
+            "--table-bits does not apply to {}, which is answered from its database without \
+             search",
+            game.label()
+        ))),
+        Some(Err(e)) if asked.is_some() => Err(usage(&format!("--table-bits {bits}: {e}"))),
+        Some(Err(e)) => Err(usage(&format!(
+            "the default --table-bits {bits}: {e}: give a smaller --table-bits"
+        ))),
+        None | Some(Ok(_)) => Ok(bits),
+    }
+}
 
 /// The file at `path` holds `found`, not what was asked for.
 fn wrong_game(path: &Path, expected: String, found: &AnyGame) -> Failure {
@@ -897,23 +946,45 @@ fn run_serve(db_args: &DbArgs, args: &serve::ServeArgs) -> Result<u8, Failure> {
         ));
     }
     args.check().map_err(|e| usage(&e))?;
-    let files = if db_args.db.is_empty() {
-        // The default file of --game and --variant, which must exist.
+    let (sources, searched) = if db_args.db.is_empty() {
+        // The default file of --game and --variant, or search alone for a
+        // game that has it, as `query` answers.
         let source = Source::open(db_args)?;
-        source.database()?;
-        vec![PathBuf::from(&source.path)]
+        let searched = vec![source.game.clone()];
+        match source.db {
+            Some(_) => (
+                vec![serve::Source::File(PathBuf::from(&source.path))],
+                searched,
+            ),
+            None => (vec![serve::Source::Search(Box::new(source.game))], searched),
+        }
     } else {
         if db_args.game.is_some() || db_args.variant.is_some() {
             return Err(usage(
                 "--game and --variant do not apply to serve with --db: the files say their games",
             ));
         }
+        let mut searched = Vec::new();
         for path in &db_args.db {
-            open_db(path)?;
+            searched.push(open_db(path)?.1);
         }
-        db_args.db.clone()
+        (
+            db_args
+                .db
+                .iter()
+                .cloned()
+                .map(serve::Source::File)
+                .collect(),
+            searched,
+        )
     };
-    serve::run(&files, args)?;
+    // Search tables the machine cannot hold are refused before anything
+    // is allocated: one for each search thread.
+    let table_bits = db_args.table_bits.unwrap_or(serve::TABLE_BITS);
+    for game in searched.iter().filter(|g| g.has_book()) {
+        args.check_tables(game, table_bits).map_err(|e| usage(&e))?;
+    }
+    serve::run(sources, args, table_bits, db_args.cache_bytes())?;
     Ok(EXIT_SUCCESS)
 }
 
@@ -989,6 +1060,20 @@ fn command() -> clap::Command {
             "Games: {}. More, with examples and exit statuses: --help",
             registry::known_names()
         ))
+        .mut_arg("table_bits", |a| {
+            let help = a
+                .get_long_help()
+                .or(a.get_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            a.long_help(format!(
+                "{help} [default: {DEFAULT_TABLE_BITS}, with {} searchers (one per core); \
+                 `serve`: {}, with its --search-threads.] {}",
+                default_searchers(),
+                serve::TABLE_BITS,
+                registry::table_bits_help()
+            ))
+        })
         .mut_arg("game", |a| {
             let help = a
                 .get_long_help()

@@ -4,34 +4,47 @@
 //! position, colours every move by its value, and plays a move on a click.
 //! `GET /api/position?p=POSITION[&game=NAME&variant=SPEC]` answers with the
 //! line `query --db FILE --json POSITION` prints; `GET /api/play?p=&m=`
-//! gives the position after a move; `GET /api/info` lists the databases
-//! served. Every error is a JSON object with a message and a
-//! status: 400 a malformed or illegal position, 404 a game or variant not
-//! served (or an unknown path), 413 an oversize request, 500 a corrupted
-//! database, 503 a search that ran out of time.
+//! gives the position after a move; `GET /api/info` lists the games
+//! served. Every error is a JSON object with a message and a status: 400 a
+//! malformed or illegal position (or a request that is not HTTP), 404 a
+//! game or variant not served (or an unknown path), 405 a method other
+//! than GET, 413 an oversize position, 414 an oversize request target, 431
+//! an oversize header, 500 a corrupted database, 503 a search that ran out
+//! of time or found no room.
+//!
+//! Two lanes: lookups in a database run at once on the threads that read
+//! the requests, and never wait behind searches; searches (positions past
+//! an opening book, or every position of a game served without a file) run
+//! on a fixed pool of lower-priority threads behind a bounded queue
+//! ([`pool`]), each stopped when its time is up or its client goes.
+//! Connections are bounded in number, time to send a header and idle time
+//! ([`net`]).
 //!
 //! Safe by default: it listens on localhost unless told otherwise, reads
-//! only the files given on its command line, bounds request size, and puts
-//! a time limit on every answer; a pool of blocking threads answers many
-//! clients at once.
+//! only the files given on its command line, and bounds every request.
+
+mod net;
+mod pool;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use axum::extract::{Query, State};
-use axum::http::{header, StatusCode, Uri};
+use axum::body::Body as HttpBody;
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use boardsolve::analysis::json;
+use boardsolve::analysis::{analyze_position, json, picture, principal_variation, QueryError};
+use boardsolve::core::{Cancel, Oracle};
 use boardsolve::registry::AnyGame;
-use boardsolve_probe::{ProbeError, Tablebase};
+use boardsolve::{Database, PositionError};
 use clap::Args;
-use tokio::sync::Semaphore;
 
 /// Longest accepted request target (path and query), in bytes.
 const MAX_URI: usize = 8192;
@@ -43,41 +56,184 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:7878")]
     addr: SocketAddr,
 
-    /// Time limit of one answer, in seconds (a search past an opening book
-    /// can take long); past it the answer is status 503.
+    /// Time limit of one answer that needs a search (a position past an
+    /// opening book, or any position of a game served without a file), in
+    /// seconds, waiting in the queue included; past it the search stops and
+    /// the answer is status 503.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     time_limit: f64,
 
-    /// `log2` of the entries of each live search's transposition table
-    /// (8 bytes each), for positions past an opening book.
-    #[arg(long, value_name = "BITS", default_value_t = 22)]
-    table_bits: u32,
+    /// Searches that run at once, each on its own thread [default: the
+    /// number of cores]. However many clients ask, no more run.
+    #[arg(long, value_name = "N")]
+    search_threads: Option<usize>,
+
+    /// Requests for a search that may wait for a search thread; past them
+    /// a request is refused at once with 503 (a waiting request counts
+    /// against its --time-limit).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    search_queue: usize,
+
+    /// Connections open at once [default: 1024, or half the process's limit
+    /// of open files if that is less]; at the cap a new connection takes
+    /// the place of the one idle the longest, or is closed at once when
+    /// none is idle.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+
+    /// Time a client has to send a request's header, from its first byte,
+    /// in seconds; past it the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    header_timeout: f64,
+
+    /// Time a connection may stay open between requests, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    idle_timeout: f64,
+
+    /// How long answers stay valid, in seconds, as Cache-Control's max-age
+    /// (answers carry an ETag: a client that asks again with If-None-Match
+    /// gets 304 while the database is the same).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    max_age: u64,
+
+    /// Let pages from ORIGIN (e.g. `https://example.org`, or `*` for any)
+    /// call the API (CORS). May be given several times.
+    #[arg(long, value_name = "ORIGIN")]
+    cors: Vec<String>,
 }
+
+/// `log2` of the entries of the search tables when `--table-bits` is not
+/// given (8 bytes each: 32 MiB a table).
+pub const TABLE_BITS: u32 = 22;
+
+/// The most search threads (and the most connections are bounded by the
+/// limit of open files).
+const MAX_SEARCH_THREADS: usize = 256;
+
+/// After Ctrl-C or SIGTERM, the time the answers under way have to finish.
+const GRACE: Duration = Duration::from_secs(5);
 
 impl ServeArgs {
     /// Checks the options before anything is opened.
     pub fn check(&self) -> Result<(), String> {
-        if !(self.time_limit > 0.0 && self.time_limit <= 86_400.0) {
+        for (name, value) in [
+            ("--time-limit", self.time_limit),
+            ("--header-timeout", self.header_timeout),
+            ("--idle-timeout", self.idle_timeout),
+        ] {
+            if !(value > 0.0 && value <= 86_400.0) {
+                return Err(format!(
+                    "{name} {value}: give more than 0 and at most 86400 seconds"
+                ));
+            }
+        }
+        if let Some(n) = self.search_threads {
+            if !(1..=MAX_SEARCH_THREADS).contains(&n) {
+                return Err(format!(
+                    "--search-threads {n}: give 1 to {MAX_SEARCH_THREADS}"
+                ));
+            }
+        }
+        if self.search_queue > 65_536 {
             return Err(format!(
-                "--time-limit {}: give more than 0 and at most 86400 seconds",
-                self.time_limit
+                "--search-queue {}: give at most 65536",
+                self.search_queue
             ));
+        }
+        let files = open_files_limit();
+        if let Some(n) = self.max_connections {
+            let most = files.map_or(1 << 20, |f| f.saturating_sub(64).max(1));
+            if n == 0 || n > most {
+                return Err(format!(
+                    "--max-connections {n}: give 1 to {most} (the limit of open files, less \
+                     room for the server's own)"
+                ));
+            }
+        }
+        if self.max_age > 31_536_000 {
+            return Err(format!(
+                "--max-age {}: give at most 31536000 seconds (a year)",
+                self.max_age
+            ));
+        }
+        for origin in &self.cors {
+            if origin != "*" && HeaderValue::from_str(origin).is_err() {
+                return Err(format!("--cors {origin:?}: not an origin"));
+            }
         }
         Ok(())
     }
+
+    /// The search threads.
+    pub fn search_threads(&self) -> usize {
+        self.search_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    /// Checks that `game`'s search tables of `2^table_bits` entries fit,
+    /// one for each search thread.
+    pub fn check_tables(&self, game: &AnyGame, table_bits: u32) -> Result<(), String> {
+        match game.check_tables(self.search_threads(), table_bits) {
+            Some(Err(e)) => Err(format!("--table-bits {table_bits}: {}: {e}", game.label())),
+            _ => Ok(()),
+        }
+    }
+
+    fn max_connections(&self) -> usize {
+        self.max_connections
+            .unwrap_or_else(|| open_files_limit().map_or(1024, |f| (f / 2).clamp(1, 1024)))
+    }
 }
 
-/// One database served.
+/// The process's limit of open files (its soft limit), if known.
+fn open_files_limit() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0
+            && limit.rlim_cur != libc::RLIM_INFINITY
+        {
+            return Some(usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX));
+        }
+        None
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// What to serve: a database file, or a game answered by search alone.
+pub enum Source {
+    /// A database (its game searched past it, if it is an opening book).
+    File(PathBuf),
+    /// A game with search and no file.
+    Search(Box<AnyGame>),
+}
+
+/// One game served.
 struct Served {
-    tb: Tablebase,
+    game: AnyGame,
+    db: Option<Arc<Database>>,
+    /// The search, for positions past the book (or every position without
+    /// a file): made once, its tables kept from request to request.
+    live: Option<Box<dyn Oracle + Send + Sync>>,
+    /// What the answers' ETags are derived from: the records' checksum, or
+    /// the search's version.
+    tag: [u8; 16],
 }
 
 /// What every request sees.
 struct App {
     served: Vec<Served>,
     time_limit: Duration,
-    /// Answers under way at once: a bound on the blocking threads.
-    busy: Semaphore,
+    searches: pool::Pool,
+    /// Cache-Control of answers.
+    cache: HeaderValue,
 }
 
 /// A JSON response.
@@ -99,8 +255,8 @@ fn error(status: StatusCode, message: &str) -> Response {
 }
 
 impl App {
-    /// The index of the database a request names (`game`, `variant`), or
-    /// of the only one; else the status and message of the refusal.
+    /// The index of the game a request names (`game`, `variant`), or of
+    /// the only one; else the status and message of the refusal.
     fn pick(&self, params: &HashMap<String, String>) -> Result<usize, (StatusCode, String)> {
         let game = params.get("game").map(String::as_str);
         let variant = match (game, params.get("variant")) {
@@ -122,9 +278,9 @@ impl App {
         };
         let matching: Vec<usize> = (0..self.served.len())
             .filter(|&i| {
-                let tb = &self.served[i].tb;
-                game.is_none_or(|g| tb.game() == g)
-                    && variant.as_deref().is_none_or(|v| tb.variant() == v)
+                let d = self.served[i].game.game().descriptor();
+                game.is_none_or(|g| d.name == g)
+                    && variant.as_deref().is_none_or(|v| d.variant == v)
             })
             .collect();
         match matching.as_slice() {
@@ -140,14 +296,14 @@ impl App {
             )),
             _ => Err((
                 StatusCode::BAD_REQUEST,
-                "several databases are served: give game= and variant= (see /api/info)".to_owned(),
+                "several games are served: give game= and variant= (see /api/info)".to_owned(),
             )),
         }
     }
 }
 
 /// What a position request answers with.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Answer {
     /// The JSON line of `query --json`.
     Json,
@@ -155,30 +311,8 @@ enum Answer {
     Svg,
     /// The line of perfect play.
     Line,
-}
-
-async fn position(
-    State(app): State<Arc<App>>,
-    uri: Uri,
-    Query(params): Query<HashMap<String, String>>,
-) -> Response {
-    answer(app, uri, params, Answer::Json).await
-}
-
-async fn line(
-    State(app): State<Arc<App>>,
-    uri: Uri,
-    Query(params): Query<HashMap<String, String>>,
-) -> Response {
-    answer(app, uri, params, Answer::Line).await
-}
-
-async fn svg(
-    State(app): State<Arc<App>>,
-    uri: Uri,
-    Query(params): Query<HashMap<String, String>>,
-) -> Response {
-    answer(app, uri, params, Answer::Svg).await
+    /// The position after a move.
+    Play,
 }
 
 /// An answer made.
@@ -191,19 +325,144 @@ enum Body {
     Line(Vec<String>),
 }
 
-/// Answers a position request, within the time limit.
+/// Why a position was not answered.
+enum Refusal {
+    Position(PositionError),
+    Query(QueryError),
+}
+
+impl From<PositionError> for Refusal {
+    fn from(e: PositionError) -> Refusal {
+        Refusal::Position(e)
+    }
+}
+
+impl From<QueryError> for Refusal {
+    fn from(e: QueryError) -> Refusal {
+        Refusal::Query(e)
+    }
+}
+
+impl Refusal {
+    /// Whether a search would answer it: the position lies past the book.
+    fn needs_search(&self) -> bool {
+        matches!(self, Refusal::Query(QueryError::NotInDatabase { .. }))
+    }
+
+    fn status(&self) -> StatusCode {
+        match self {
+            Refusal::Position(_) | Refusal::Query(QueryError::Unreachable { .. }) => {
+                StatusCode::BAD_REQUEST
+            }
+            Refusal::Query(QueryError::NotInDatabase { .. }) => StatusCode::NOT_FOUND,
+            Refusal::Query(QueryError::Stopped) => StatusCode::SERVICE_UNAVAILABLE,
+            Refusal::Query(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            Refusal::Position(e) => e.to_string(),
+            Refusal::Query(e) => e.to_string(),
+        }
+    }
+}
+
+/// Answers `p` from `oracle`.
+fn compute(s: &Served, oracle: &dyn Oracle, kind: Answer, p: &str) -> Result<Body, Refusal> {
+    let game = s.game.present();
+    let position = game.parse(p)?;
+    Ok(match kind {
+        Answer::Json | Answer::Play => {
+            let a = analyze_position(game, oracle, &position)?;
+            Body::Json(json::answer(game, p, &a, None))
+        }
+        Answer::Svg => Body::Svg(picture::svg(
+            game,
+            &analyze_position(game, oracle, &position)?,
+        )),
+        Answer::Line => Body::Line(
+            principal_variation(game, oracle, position.state)?
+                .iter()
+                .map(|(mv, _)| game.format_move(*mv))
+                .collect(),
+        ),
+    })
+}
+
+/// The ETag of an answer: the served game's tag, what is asked and the
+/// request's parameters that say it.
+fn etag(s: &Served, kind: Answer, params: &HashMap<String, String>) -> HeaderValue {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&s.tag);
+    h.update(&[kind as u8]);
+    for key in ["p", "m"] {
+        h.update(&[0xff]);
+        if let Some(v) = params.get(key) {
+            h.update(v.as_bytes());
+        }
+    }
+    let d = s.game.game().descriptor();
+    h.update(&[0xff]);
+    h.update(d.name.as_bytes());
+    h.update(&[0xff]);
+    h.update(d.variant.as_bytes());
+    HeaderValue::from_str(&format!("\"{:016x}\"", h.digest())).expect("hex is a header value")
+}
+
+/// True when `If-None-Match` names `tag` (or `*`).
+fn not_modified(headers: &HeaderMap, tag: &HeaderValue) -> bool {
+    let tag = tag.as_bytes();
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t).as_bytes() == tag)
+}
+
+/// 304 for an answer the client holds.
+fn unchanged(tag: HeaderValue, cache: &HeaderValue) -> Response {
+    (
+        StatusCode::NOT_MODIFIED,
+        [(header::ETAG, tag), (header::CACHE_CONTROL, cache.clone())],
+    )
+        .into_response()
+}
+
+async fn position(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    answer(app, headers, params, Answer::Json).await
+}
+
+async fn line(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    answer(app, headers, params, Answer::Line).await
+}
+
+async fn svg(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    answer(app, headers, params, Answer::Svg).await
+}
+
+/// Answers a position request: from the database at once when it can,
+/// else by a search on the pool, within the time limit.
 async fn answer(
     app: Arc<App>,
-    uri: Uri,
+    headers: HeaderMap,
     params: HashMap<String, String>,
     kind: Answer,
 ) -> Response {
-    if uri.to_string().len() > MAX_URI {
-        return error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "request longer than 8192 bytes",
-        );
-    }
     let Some(p) = params.get("p").cloned() else {
         return error(StatusCode::BAD_REQUEST, "no position: give p=POSITION");
     };
@@ -217,44 +476,72 @@ async fn answer(
         Ok(i) => i,
         Err((status, message)) => return error(status, &message),
     };
+    let served = &app.served[index];
+    let tag = etag(served, kind, &params);
+    if not_modified(&headers, &tag) {
+        return unchanged(tag, &app.cache);
+    }
+    // The lookup lane: the database alone, now.
+    if let Some(db) = &served.db {
+        match compute(served, &**db, kind, &p) {
+            Err(e) if e.needs_search() && served.live.is_some() => {}
+            done => return respond(&app, done, &p, tag),
+        }
+    }
+    // The search lane.
     let limit = app.time_limit;
     let out_of_time = || {
         error(
             StatusCode::SERVICE_UNAVAILABLE,
             &format!(
-                "no answer within the time limit of {} s",
+                "the search timed out: no answer within the time limit of {} s",
                 limit.as_secs_f64()
             ),
         )
     };
-    let work = async {
-        let Ok(_permit) = app.busy.acquire().await else {
-            return Err(error(StatusCode::SERVICE_UNAVAILABLE, "shutting down"));
-        };
-        let worker = Arc::clone(&app);
-        let input = p.clone();
-        tokio::task::spawn_blocking(move || {
-            let tb = &worker.served[index].tb;
-            match kind {
-                Answer::Json => tb.probe_json_checked(&input).map(Body::Json),
-                Answer::Svg => tb.svg(&input).map(Body::Svg),
-                Answer::Line => tb.line(&input).map(Body::Line),
-            }
-        })
-        .await
-        .map_err(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the answer failed"))
+    let deadline = Instant::now() + limit;
+    let worker = Arc::clone(&app);
+    let input = p.clone();
+    let queued = app.searches.submit(deadline, move |cancel: &Cancel| {
+        let s = &worker.served[index];
+        let live = s.live.as_deref().expect("a game searched has its search");
+        cancel.run(|| compute(s, live, kind, &input))
+    });
+    let mut pending = match queued {
+        Ok(p) => p,
+        Err(pool::Full) => {
+            let mut r = error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!(
+                    "busy: all {} search threads are taken and the queue is full; try again",
+                    app.searches.threads()
+                ),
+            );
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return r;
+        }
     };
-    match tokio::time::timeout(limit, work).await {
-        Err(_) => out_of_time(),
-        Ok(Err(r)) => r,
-        Ok(Ok(Ok(Body::Json(line)))) => reply(StatusCode::OK, line),
-        Ok(Ok(Ok(Body::Svg(Some(picture))))) => (
+    let deadline = tokio::time::Instant::from_std(deadline);
+    match tokio::time::timeout_at(deadline, pending.answer()).await {
+        Err(_) | Ok(Some(Err(Refusal::Query(QueryError::Stopped)))) => out_of_time(),
+        Ok(None) if tokio::time::Instant::now() >= deadline => out_of_time(),
+        Ok(None) => error(StatusCode::INTERNAL_SERVER_ERROR, "the search failed"),
+        Ok(Some(done)) => respond(&app, done, &p, tag),
+    }
+}
+
+/// The response of an answer made, or refused.
+fn respond(app: &App, done: Result<Body, Refusal>, p: &str, tag: HeaderValue) -> Response {
+    let mut r = match done {
+        Ok(Body::Json(line)) => reply(StatusCode::OK, line),
+        Ok(Body::Svg(Some(picture))) => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, "image/svg+xml")],
             picture,
         )
             .into_response(),
-        Ok(Ok(Ok(Body::Line(moves)))) => {
+        Ok(Body::Line(moves)) => {
             let mut body = String::from("{\"line\":[");
             for (i, m) in moves.iter().enumerate() {
                 if i > 0 {
@@ -265,19 +552,13 @@ async fn answer(
             body.push_str("]}");
             reply(StatusCode::OK, body)
         }
-        Ok(Ok(Ok(Body::Svg(None)))) => error(StatusCode::NOT_FOUND, "this game has no picture"),
-        Ok(Ok(Err(e))) => {
-            let status = match &e {
-                ProbeError::Position(_) | ProbeError::Unreachable { .. } => StatusCode::BAD_REQUEST,
-                ProbeError::NotInBook { .. } => StatusCode::NOT_FOUND,
-                ProbeError::Corrupt { .. } | ProbeError::Open { .. } => {
-                    StatusCode::INTERNAL_SERVER_ERROR
-                }
-                ProbeError::Search(_) => StatusCode::SERVICE_UNAVAILABLE,
-            };
-            reply(status, json::error(&p, &e.to_string()))
-        }
-    }
+        Ok(Body::Svg(None)) => return error(StatusCode::NOT_FOUND, "this game has no picture"),
+        Err(e) => return reply(e.status(), json::error(p, &e.message())),
+    };
+    let h = r.headers_mut();
+    h.insert(header::ETAG, tag);
+    h.insert(header::CACHE_CONTROL, app.cache.clone());
+    r
 }
 
 /// `GET /api/play?p=POSITION&m=MOVE`: the position after the move, as
@@ -285,6 +566,7 @@ async fn answer(
 /// where the game keeps them out of the board).
 async fn play(
     State(app): State<Arc<App>>,
+    headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Response {
     let (Some(p), Some(m)) = (params.get("p"), params.get("m")) else {
@@ -300,12 +582,35 @@ async fn play(
         Ok(i) => i,
         Err((status, message)) => return error(status, &message),
     };
-    match app.served[index].tb.play(p, m) {
+    let served = &app.served[index];
+    let tag = etag(served, Answer::Play, &params);
+    if not_modified(&headers, &tag) {
+        return unchanged(tag, &app.cache);
+    }
+    let game = served.game.present();
+    let played = game.parse(p).and_then(|position| {
+        let mv = game.parse_move(position.state, m)?;
+        let mut edges = Vec::new();
+        game.moves(position.state, &mut edges);
+        let edge = edges
+            .iter()
+            .find(|e| e.mv == mv)
+            .ok_or_else(|| PositionError::Illegal {
+                input: m.clone(),
+                reason: format!("not a legal move in {}", game.format_full(&position)),
+            })?;
+        Ok(game.format_full(&position.play(edge)))
+    });
+    match played {
         Ok(next) => {
             let mut body = String::from("{\"position\":");
             json::string(&mut body, &next);
             body.push('}');
-            reply(StatusCode::OK, body)
+            let mut r = reply(StatusCode::OK, body);
+            r.headers_mut().insert(header::ETAG, tag);
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, app.cache.clone());
+            r
         }
         Err(e) => reply(StatusCode::BAD_REQUEST, json::error(p, &e.to_string())),
     }
@@ -317,70 +622,199 @@ async fn info(State(app): State<Arc<App>>) -> Response {
         if i > 0 {
             body.push(',');
         }
-        body.push_str("{\"game\":");
-        json::string(&mut body, s.tb.game());
-        body.push_str(",\"variant\":");
-        json::string(&mut body, s.tb.variant());
-        body.push_str(&format!(
-            ",\"records\":{},\"complete\":{},\"searched_past_the_book\":{}}}",
-            s.tb.len(),
-            s.tb.is_complete(),
-            s.tb.has_book()
+        body.push_str(&json::served(
+            s.game.present(),
+            s.game.info().about,
+            s.db.as_deref(),
+            s.live.is_some(),
         ));
     }
     body.push_str("]}");
-    reply(StatusCode::OK, body)
+    let mut r = reply(StatusCode::OK, body);
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
 }
 
 /// The explorer page (one file, no external resources).
 const PAGE: &str = include_str!("explorer.html");
 
-async fn page() -> Response {
+async fn page(headers: HeaderMap) -> Response {
+    static TAG: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::new(|| {
+        HeaderValue::from_str(&format!(
+            "\"{:016x}\"",
+            xxhash_rust::xxh3::xxh3_64(PAGE.as_bytes())
+        ))
+        .expect("hex is a header value")
+    });
+    let tag = TAG.clone();
+    let no_cache = HeaderValue::from_static("no-cache");
+    if not_modified(&headers, &tag) {
+        return unchanged(tag, &no_cache);
+    }
     (
         StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::ETAG, tag),
+            (header::CACHE_CONTROL, no_cache),
+        ],
         PAGE,
     )
         .into_response()
 }
 
-async fn not_found(uri: Uri) -> Response {
+async fn not_found(request: Request) -> Response {
     error(
         StatusCode::NOT_FOUND,
-        &format!("no such path: {} (try /api/info)", uri.path()),
+        &format!("no such path: {} (try /api/info)", request.uri().path()),
     )
 }
 
-/// Serves `files` until interrupted.
-pub fn run(files: &[PathBuf], args: &ServeArgs) -> Result<()> {
-    let mut served = Vec::new();
-    for path in files {
-        let tb = Tablebase::open(path)?;
-        let tb = if tb.has_book() {
-            tb.with_search(args.table_bits)?
-        } else {
-            tb
-        };
-        if served
-            .iter()
-            .any(|s: &Served| s.tb.game() == tb.game() && s.tb.variant() == tb.variant())
-        {
-            anyhow::bail!(
-                "{}: {} {} is served twice",
-                path.display(),
-                tb.game(),
-                tb.variant()
-            );
-        }
-        served.push(Served { tb });
+/// Refuses a request target over [`MAX_URI`] bytes with 414.
+async fn bounded_target(request: Request, next: Next) -> Response {
+    let len = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |pq| pq.as_str().len());
+    if len > MAX_URI {
+        return error(
+            StatusCode::URI_TOO_LONG,
+            &format!("request target longer than {MAX_URI} bytes"),
+        );
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    next.run(request).await
+}
+
+/// Every error answer a JSON object, and none cached: those the router
+/// makes itself (405, a query string it cannot read) get one in place of
+/// their text.
+async fn json_errors(mut response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let reason = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let message = match text.trim() {
+        "" => reason,
+        t => format!("{reason}: {t}"),
+    };
+    let mut body = String::from("{\"error\":");
+    json::string(&mut body, &message);
+    body.push_str("}\n");
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, HttpBody::from(body))
+}
+
+/// The CORS layer of `--cors`.
+fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([axum::http::Method::GET, axum::http::Method::HEAD])
+        .allow_headers([header::IF_NONE_MATCH])
+        .expose_headers([header::ETAG])
+        .max_age(Duration::from_secs(86_400))
+}
+
+/// Opens what `sources` name and sets up their searches.
+fn open(
+    sources: Vec<Source>,
+    args: &ServeArgs,
+    table_bits: u32,
+    cache_bytes: usize,
+) -> Result<Vec<Served>> {
+    let threads = args.search_threads();
+    let mut served: Vec<Served> = Vec::new();
+    for source in sources {
+        let (db, game, name) = match source {
+            Source::File(path) => {
+                let (mut db, game) =
+                    AnyGame::open(&path).with_context(|| format!("database {}", path.display()))?;
+                db.set_cache_limit(cache_bytes);
+                // A server answers many lookups: the small index makes each
+                // several times faster.
+                db.build_index();
+                (Some(Arc::new(db)), game, path.display().to_string())
+            }
+            Source::Search(game) => {
+                let name = format!("{} (search)", game.label());
+                (None, *game, name)
+            }
+        };
+        if served.iter().any(|s| s.game.label() == game.label()) {
+            anyhow::bail!("{name}: {} is served twice", game.label());
+        }
+        let live = if game.has_book() {
+            match game.live_shared(db.clone(), table_bits, threads) {
+                Some(live) => Some(live.with_context(|| format!("{name}: setting up the search"))?),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let tag = match &db {
+            Some(db) => db.header().records_checksum.to_le_bytes(),
+            None => xxhash_rust::xxh3::xxh3_128(
+                format!("search {} {}", game.label(), env!("CARGO_PKG_VERSION")).as_bytes(),
+            )
+            .to_le_bytes(),
+        };
+        served.push(Served {
+            game,
+            db,
+            live,
+            tag,
+        });
+    }
+    Ok(served)
+}
+
+/// Serves `sources` until Ctrl-C or SIGTERM, searching with tables of
+/// `2^table_bits` entries.
+pub fn run(
+    sources: Vec<Source>,
+    args: &ServeArgs,
+    table_bits: u32,
+    cache_bytes: usize,
+) -> Result<()> {
+    let served = open(sources, args, table_bits, cache_bytes)?;
+    // Deep recursions of the searches: room to spare.
+    let searches = pool::Pool::new(args.search_threads(), args.search_queue, 16 << 20)
+        .context("starting the search threads")?;
     let app = Arc::new(App {
         served,
         time_limit: Duration::from_secs_f64(args.time_limit),
-        busy: Semaphore::new(4 * cores),
+        searches,
+        cache: HeaderValue::from_str(&format!("public, max-age={}", args.max_age))
+            .expect("digits are a header value"),
     });
-    let router = Router::new()
+    let mut router = Router::new()
         .route("/", get(page))
         .route("/api/position", get(position))
         .route("/api/info", get(info))
@@ -388,22 +822,36 @@ pub fn run(files: &[PathBuf], args: &ServeArgs) -> Result<()> {
         .route("/api/svg", get(svg))
         .route("/api/line", get(line))
         .fallback(not_found)
-        .with_state(app);
+        .with_state(Arc::clone(&app))
+        .layer(middleware::from_fn(bounded_target))
+        .layer(middleware::map_response(json_errors));
+    if !args.cors.is_empty() {
+        router = router.layer(cors(&args.cors));
+    }
+    let limits = net::Limits {
+        header: Duration::from_secs_f64(args.header_timeout),
+        idle: Duration::from_secs_f64(args.idle_timeout),
+        connections: args.max_connections(),
+        grace: GRACE,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the server")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
+        // Caught before the address is printed: a client told of the
+        // server may stop it at once.
+        let stop = net::stop_signal().context("catching Ctrl-C and SIGTERM")?;
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
             .with_context(|| format!("listening on {}", args.addr))?;
         let addr = listener.local_addr().context("listening")?;
         crate::emit(&format!("listening on http://{addr}\n")).map_err(|f| f.error)?;
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
+        net::serve(listener, router, limits, stop, || app.searches.cancel_all())
             .await
             .context("serving")
-    })
+    });
+    // The connections left after the grace are dropped, not waited for.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    served
 }

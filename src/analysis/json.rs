@@ -235,6 +235,50 @@ pub fn weak(game: &dyn Presentation, input: &str, w: &WeakAnalysis) -> String {
     o
 }
 
+/// One game served, as `query serve`'s `GET /api/info` lists it (and the
+/// static explorer's worker, from the same function): its name and
+/// variant, its database (`records`, `complete`, `file`: none when the
+/// game is answered by search alone), whether positions past a book are
+/// searched, the game in one line (`about`), and each player's name and
+/// pieces, so that a page can say who plays what without naming a game.
+pub fn served(
+    game: &dyn Presentation,
+    about: &str,
+    db: Option<&Database>,
+    searched_past_the_book: bool,
+) -> String {
+    use crate::core::Player;
+    let d = game.descriptor();
+    let mut o = String::with_capacity(256);
+    o.push_str("{\"game\":");
+    string(&mut o, d.name);
+    o.push_str(",\"variant\":");
+    string(&mut o, &d.variant);
+    let (records, complete) = db.map_or((0, false), |db| {
+        (db.header().record_count, db.header().is_complete())
+    });
+    let _ = write!(
+        o,
+        ",\"records\":{records},\"complete\":{complete},\"searched_past_the_book\":{searched_past_the_book},\"file\":{}",
+        db.is_some()
+    );
+    o.push_str(",\"about\":");
+    string(&mut o, about);
+    o.push_str(",\"players\":[");
+    for (i, player) in [Player::First, Player::Second].into_iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        o.push_str("{\"name\":");
+        string(&mut o, game.player_name(player));
+        o.push_str(",\"pieces\":");
+        string(&mut o, game.player_pieces(player));
+        o.push('}');
+    }
+    o.push_str("]}");
+    o
+}
+
 /// The description of a database `query info --json` prints (and the
 /// probe's and the Python package's `info`), keys in alphabetical order:
 /// the file's path as given, its header, its layout, and the start's value

@@ -141,6 +141,11 @@ pub enum QueryError {
         /// What is wrong.
         reason: String,
     },
+    /// A search the answer needed was stopped by its caller (see
+    /// [`crate::core::Cancel`]): a time limit, a client gone, an interrupt.
+    /// Nothing is wrong with the position or the database.
+    #[error("{}", crate::core::oracle::STOPPED)]
+    Stopped,
 }
 
 impl QueryError {
@@ -236,10 +241,14 @@ fn checked(game: &dyn Game, limits: &Limits, state: u64, v: Value) -> Result<Val
     }
 }
 
-/// The error for a lookup that read damaged bytes (kept off the hot path).
+/// The error for a lookup that read damaged bytes, or whose search was
+/// stopped (kept off the hot path).
 #[cold]
 #[inline(never)]
 fn damaged(game: &dyn Game, state: u64, c: Corrupted) -> QueryError {
+    if c.is_stopped() {
+        return QueryError::Stopped;
+    }
     QueryError::Inconsistent {
         position: game.format_position(state),
         reason: c.reason,

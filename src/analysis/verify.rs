@@ -31,6 +31,9 @@ const CHUNK: usize = 1 << 14;
 /// file is re-derived like any other; a state with a child missing is
 /// checked for everything but its value. (In a complete database a missing
 /// child is an error.)
+///
+/// Stops with [`DbError::Interrupted`] soon after `progress` says the work
+/// is [cancelled](crate::core::Progress::cancelled).
 pub fn verify(
     db: &Database,
     game: &dyn Game,
@@ -39,9 +42,9 @@ pub fn verify(
     if db.is_packed() {
         // Every block checked and decoded (the header and the index were
         // on opening), then the file it holds checked as any other.
-        return verify(&db.unpack()?, game, progress);
+        return verify(&db.unpack_with(progress)?, game, progress);
     }
-    db.verify_checksum()?;
+    db.verify_checksum_with(progress)?;
     let layout = db.header().layout;
     let n = db.raw_records().len();
     let complete = db.header().is_complete();
@@ -68,6 +71,9 @@ pub fn verify(
     let chunks = n.div_ceil(CHUNK);
     let derived = std::sync::atomic::AtomicU64::new(0);
     let first_error = (0..chunks).into_par_iter().find_map_first(|c| {
+        if progress.cancelled() {
+            return Some(DbError::Interrupted);
+        }
         let lo = c * CHUNK;
         let hi = (lo + CHUNK).min(n);
         let mut edges = Vec::with_capacity(32);
@@ -111,6 +117,10 @@ pub fn verify(
         None
     });
     progress.finish_phase();
+    if first_error.is_none() {
+        // Every record read stood on the file as it was mapped.
+        db.check_intact()?;
+    }
     match first_error {
         Some(e) => Err(e),
         None => Ok(VerifyReport {
@@ -141,6 +151,9 @@ fn verify_dense(
     progress.start_phase("verify", n as u64);
     let chunks = n.div_ceil(CHUNK);
     let first_error = (0..chunks).into_par_iter().find_map_first(|c| {
+        if progress.cancelled() {
+            return Some(DbError::Interrupted);
+        }
         let lo = c * CHUNK;
         let hi = (lo + CHUNK).min(n);
         let mut edges = Vec::with_capacity(64);
@@ -160,6 +173,9 @@ fn verify_dense(
         None
     });
     progress.finish_phase();
+    if first_error.is_none() {
+        db.check_intact()?;
+    }
     match first_error {
         Some(e) => Err(e),
         None => Ok(VerifyReport {

@@ -255,6 +255,16 @@ pub trait Game: Send + Sync {
     /// Names a player (`X`, `O`, ...).
     fn player_name(&self, player: Player) -> &'static str;
 
+    /// What a player plays with and how its pieces look, in a few words,
+    /// for pages and clients that name no game (`"red stones; moves
+    /// first"`). The default says only who moves first.
+    fn player_pieces(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "moves first",
+            Player::Second => "moves second",
+        }
+    }
+
     /// The headline value users see for a state whose net value is `net`:
     /// for British Square, X's final score.
     fn score(&self, state: u64, net: i32) -> i32;

@@ -11,8 +11,10 @@
 //!   the book a search may consult;
 //! * [`heuristic`]: simple rules of play that the statistics test;
 //! * [`progress`]: progress reports of long work;
+//! * [`cancel`]: stopping a search from another thread;
 //! * [`platform`]: processor and memory hints (prefetch, huge pages).
 
+pub mod cancel;
 pub mod game;
 pub mod heuristic;
 pub mod layout;
@@ -22,6 +24,7 @@ pub mod progress;
 pub mod solution;
 pub mod value;
 
+pub use cancel::{Cancel, CancelOnDrop};
 pub use game::{Game, GameDescriptor, Limits, Position, PositionError, VariantError};
 pub use heuristic::{BoundHeuristic, Heuristic};
 pub use layout::{LayoutKind, LayoutOverflow, RecordLayout};

@@ -4,13 +4,17 @@
 
 use super::value::Value;
 
-/// A source of values found damaged while answering: bytes that fail their
-/// checksum, or that break the format. Nothing read from them is used.
+/// Why an oracle gave no answer: a source of values found damaged while
+/// answering (bytes that fail their checksum, or that break the format;
+/// nothing read from them is used), or a search stopped by its caller
+/// before it finished ([`Corrupted::stopped`]: nothing is damaged then).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct Corrupted {
     /// What is wrong, and where.
     pub reason: String,
+    /// A stopped search, not damage.
+    stopped: bool,
 }
 
 impl Corrupted {
@@ -18,9 +22,28 @@ impl Corrupted {
     pub fn new(reason: impl Into<String>) -> Corrupted {
         Corrupted {
             reason: reason.into(),
+            stopped: false,
         }
     }
+
+    /// A search stopped through its [`super::Cancel`] before it finished:
+    /// no answer, and nothing damaged.
+    pub fn stopped() -> Corrupted {
+        Corrupted {
+            reason: STOPPED.to_owned(),
+            stopped: true,
+        }
+    }
+
+    /// True for [`Corrupted::stopped`]: the caller stopped the search, the
+    /// source is sound.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
 }
+
+/// What a stopped search says.
+pub const STOPPED: &str = "the search was stopped before it finished";
 
 /// Where the analysis gets the values of positions.
 ///

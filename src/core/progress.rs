@@ -16,6 +16,11 @@ pub trait Progress: Sync {
     /// A short status shown beside the current phase's bar (bytes
     /// exchanged so far, say), replacing the last one.
     fn status(&self, _message: &str) {}
+    /// True when whoever waits for the work no longer wants it: work that
+    /// checks stops soon after, with an error saying it was interrupted.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Progress`] that reports nothing.

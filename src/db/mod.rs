@@ -13,6 +13,7 @@ mod check;
 #[cfg(feature = "engine")]
 mod direct;
 pub mod header;
+pub mod mapguard;
 #[cfg(feature = "engine")]
 pub mod pack;
 pub mod packed;
@@ -169,6 +170,12 @@ pub enum DbError {
     /// that breaks the format).
     #[error("{0}")]
     Corrupted(#[from] crate::core::Corrupted),
+    /// The work was cancelled (see [`crate::core::Progress::cancelled`]).
+    #[error("interrupted")]
+    Interrupted,
+    /// The file could not be guarded against shrinking while mapped.
+    #[error("{0}")]
+    Guard(#[from] mapguard::GuardError),
     /// A record breaks an invariant (found by verification).
     #[error("record {index} (key {key:#x}): {reason}")]
     BadRecord {
@@ -179,4 +186,13 @@ pub enum DbError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl From<packed::Unpacking> for DbError {
+    fn from(e: packed::Unpacking) -> DbError {
+        match e {
+            packed::Unpacking::Corrupted(c) => DbError::Corrupted(c),
+            packed::Unpacking::Stopped => DbError::Interrupted,
+        }
+    }
 }

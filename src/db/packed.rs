@@ -820,9 +820,16 @@ impl PackedStore {
 
     /// Every record of the sorted file packed, in order (each block
     /// checked), or the first damaged block.
-    pub fn unpack_sorted(&self, file: &[u8]) -> Result<Vec<u64>, Corrupted> {
+    pub fn unpack_sorted(
+        &self,
+        file: &[u8],
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<u64>, Unpacking> {
         let mut records = Vec::with_capacity(self.info.entry_count as usize);
         for b in 0..self.first_keys.len() {
+            if b.is_multiple_of(STOP_BLOCKS) && stop() {
+                return Err(Unpacking::Stopped);
+            }
             records.extend_from_slice(&self.decode_block(file, b)?.records);
         }
         Ok(records)
@@ -830,7 +837,7 @@ impl PackedStore {
 
     /// Every entry of the dense table packed, one byte per key (each block
     /// checked), or the first damaged block.
-    pub fn unpack_dense(&self, file: &[u8]) -> Result<Vec<u8>, Corrupted> {
+    pub fn unpack_dense(&self, file: &[u8], stop: &dyn Fn() -> bool) -> Result<Vec<u8>, Unpacking> {
         let canonical = self
             .canonical
             .get()
@@ -840,6 +847,9 @@ impl PackedStore {
         let mut table = vec![0u8; size];
         let mut stored = 0u64;
         for b in 0..self.first_keys.len() {
+            if b.is_multiple_of(STOP_BLOCKS) && stop() {
+                return Err(Unpacking::Stopped);
+            }
             for &r in &self.decode_block(file, b)?.records {
                 table[(r >> 8) as usize] = r as u8;
                 stored += 1;
@@ -849,7 +859,8 @@ impl PackedStore {
             return Err(Corrupted::new(format!(
                 "the blocks hold {stored} entries, the header says {}",
                 self.info.entry_count
-            )));
+            ))
+            .into());
         }
         // A key's canonical key is never larger: one ascending pass fills
         // every other key from entries already in place.
@@ -861,4 +872,18 @@ impl PackedStore {
         }
         Ok(table)
     }
+}
+
+/// Blocks unpacked between two looks at whether to stop.
+const STOP_BLOCKS: usize = 64;
+
+/// Why a packed file was not unpacked.
+#[derive(Debug, thiserror::Error)]
+pub enum Unpacking {
+    /// A block is damaged.
+    #[error(transparent)]
+    Corrupted(#[from] Corrupted),
+    /// The caller asked to stop.
+    #[error("interrupted")]
+    Stopped,
 }

@@ -10,6 +10,7 @@ use memmap2::Advice;
 use memmap2::Mmap;
 
 use super::header::{Header, HEADER_SIZE};
+use super::mapguard::MapGuard;
 use super::packed::{FileBytes, PackedStore, Symmetries};
 use super::ranges::RangeFile;
 use super::DbError;
@@ -21,9 +22,32 @@ use crate::core::{BookSource, Corrupted, Oracle, Value};
 /// records are aligned, or the pieces of it a host supplies.
 #[derive(Debug)]
 enum Backing {
-    Map(Mmap),
+    Map(Mapped),
     Owned { words: Vec<u64>, len: usize },
     Ranges(Arc<RangeFile>),
+}
+
+/// A mapped file, registered with the SIGBUS guard (see
+/// [`super::mapguard`]), and the open file, whose size tells what a
+/// truncation took. The guard goes first when dropped: the range is no
+/// longer claimed by the time it is unmapped.
+#[derive(Debug)]
+struct Mapped {
+    guard: MapGuard,
+    map: Mmap,
+    file: std::fs::File,
+}
+
+impl Mapped {
+    /// The offset from which the mapped bytes are lost, if a read has
+    /// found the file shorter than it was mapped: the lowest page found
+    /// lost, or the file's size now if it is less (the tail of the last
+    /// page that remains reads as zeros without a fault).
+    #[cold]
+    fn lost_from(&self, lost_page: usize) -> u64 {
+        let size = self.file.metadata().map_or(0, |m| m.len());
+        size.min(lost_page as u64)
+    }
 }
 
 impl Backing {
@@ -31,7 +55,7 @@ impl Backing {
     #[inline]
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Map(m) => m,
+            Backing::Map(m) => &m.map,
             Backing::Owned { words, len } => &bytemuck::cast_slice(words)[..*len],
             Backing::Ranges(_) => &[],
         }
@@ -242,9 +266,15 @@ impl Database {
         };
         let expected = header.expected_file_size()?;
         // SAFETY: the map is read-only. Writers never modify a published file
-        // in place (they write a new file and rename it over the old one), so
-        // the mapped bytes do not change under us.
+        // in place (they write a new file and rename it over the old one).
+        // Another program may: a truncation is caught by the guard below
+        // (lost bytes read as zeros, and are reported), and a rewrite in
+        // place gives bytes that the layout's checks may or may not catch,
+        // but never undefined behaviour in this program, which reads the
+        // records as plain integers.
         let map = unsafe { Mmap::map(file) }.map_err(io)?;
+        let guard = MapGuard::register(map.as_ptr(), map.len())?;
+        let file = file.try_clone().map_err(io)?;
         if map.len() as u64 != expected {
             return Err(DbError::Size {
                 expected,
@@ -260,7 +290,7 @@ impl Database {
         };
         let db = Database {
             path,
-            map: Backing::Map(map),
+            map: Backing::Map(Mapped { guard, map, file }),
             header,
             fences: OnceLock::new(),
             packed,
@@ -355,6 +385,13 @@ impl Database {
     /// bytes are those `query unpack` writes. For a file that is not
     /// packed, an error.
     pub fn unpack(&self) -> Result<Database, DbError> {
+        self.unpack_with(&crate::core::NoProgress)
+    }
+
+    /// [`Database::unpack`], stopping with [`DbError::Interrupted`] soon
+    /// after `progress` says the work is
+    /// [cancelled](crate::core::Progress::cancelled).
+    pub fn unpack_with(&self, progress: &dyn crate::core::Progress) -> Result<Database, DbError> {
         let Some(store) = &self.packed else {
             return Err(DbError::HeaderField {
                 field: "layout_kind",
@@ -366,7 +403,7 @@ impl Database {
         let bytes = self.map.bytes();
         let (words, len) = match header.kind {
             LayoutKind::Sorted => {
-                let records = store.unpack_sorted(bytes)?;
+                let records = store.unpack_sorted(bytes, &|| progress.cancelled())?;
                 let mut words = Vec::with_capacity(HEADER_SIZE / 8 + records.len());
                 words.extend(
                     head.chunks_exact(8)
@@ -377,7 +414,7 @@ impl Database {
                 (words, len)
             }
             LayoutKind::Dense => {
-                let table = store.unpack_dense(bytes)?;
+                let table = store.unpack_dense(bytes, &|| progress.cancelled())?;
                 let len = HEADER_SIZE + table.len();
                 let mut words = vec![0u64; len.div_ceil(8)];
                 let all: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
@@ -476,22 +513,70 @@ impl Database {
     /// children of a position this is markedly faster than [`Database::get`]
     /// one by one.
     ///
-    /// A packed file fails when a block it reads is damaged.
+    /// Fails, saying the database is corrupted, when what a lookup reads
+    /// breaks the layout: a damaged block of a packed file, records of a
+    /// sorted file out of order where a binary search meets them, or bytes
+    /// lost since the file was mapped (it was truncated: see
+    /// [`super::mapguard`]); lookups that read none of that are answered.
     pub fn get_many(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
-        const LANES: usize = 32;
         out.clear();
         if let Some(p) = &self.packed {
-            return p.get_many(self.map.file_bytes(), keys, out);
+            // Lost bytes read as zeros, which fail the block's checksum.
+            let found = p.get_many(self.map.file_bytes(), keys, out);
+            return match self.lost_from() {
+                Some(lost) if found.is_err() => Err(self.lost(lost)),
+                _ => found,
+            };
         }
         if let Backing::Ranges(file) = &self.map {
             return self.get_many_by_ranges(file, keys, out);
         }
-        if self.header.kind == LayoutKind::Dense {
-            out.extend(keys.iter().map(|&k| self.dense_get(k)));
-            return Ok(());
+        if let Some(lost) = self.lost_from() {
+            return self.get_many_within(lost, keys, out);
         }
+        let found = match self.header.kind {
+            LayoutKind::Dense => {
+                out.extend(keys.iter().map(|&k| self.dense_get(k)));
+                Ok(())
+            }
+            LayoutKind::Sorted => self.get_many_sorted(keys, out),
+        };
+        // A read may have found bytes lost (the guard put zeros there), or
+        // records out of order, which the zeros after a file's new end in
+        // its last page (no fault there) also are: the lookups are made
+        // again, knowing what is lost.
+        match self.lost_after(found.is_err()) {
+            Some(lost) => {
+                out.clear();
+                self.get_many_within(lost, keys, out)
+            }
+            None => found,
+        }
+    }
+
+    /// The mapped file's size now, if it is shorter than it was mapped.
+    #[cold]
+    fn shrunk_to(&self) -> Option<u64> {
+        match &self.map {
+            Backing::Map(m) => {
+                let size = m.file.metadata().ok()?.len();
+                (size < m.map.len() as u64).then_some(size)
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Database::get_many`] on the records of a sorted file in memory.
+    /// A key that is not found, or is found in a record not strictly
+    /// between its neighbours, is looked for again, by a binary search that
+    /// checks the order of the records it reads: in a damaged file, a key
+    /// missing where the records are out of order is corruption, not a
+    /// position the file lacks.
+    fn get_many_sorted(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+        const LANES: usize = 32;
         let layout = self.header.layout;
         let records = self.raw_records();
+        let fences = self.fences.get().filter(|f| !f.is_empty());
         for chunk in keys.chunks(LANES) {
             // Per lane: the search target and the [base, base + size) window.
             let mut target = [0u64; LANES];
@@ -506,9 +591,9 @@ impl Database {
                 target[i] = layout.first_record(k);
                 valid[i] = true;
             }
-            match self.fences.get() {
+            match fences {
                 // First the block of each key in the index, in lockstep too.
-                Some(fences) if !fences.is_empty() => {
+                Some(fences) => {
                     let mut fbase = [0usize; LANES];
                     let mut fsize = fences.len();
                     while fsize > 1 {
@@ -539,7 +624,7 @@ impl Database {
                         }
                     }
                 }
-                _ => {
+                None => {
                     for i in 0..chunk.len() {
                         if valid[i] {
                             base[i] = 0;
@@ -572,10 +657,92 @@ impl Database {
                         }
                         let r = u64::from_le(*records.get(j)?);
                         (r >> layout.key_shift == target[i] >> layout.key_shift)
-                            .then(|| layout.value(r))
+                            .then(|| (layout.value(r), in_order_around(records, j)))
                     })
                     .flatten();
+                // A key not found, or found among records out of order, is
+                // looked for again, checking the order on the way.
+                let found = match found {
+                    Some((v, true)) => Some(v),
+                    _ if valid[i] => self.get_sorted_checked(chunk[i])?,
+                    _ => None,
+                };
                 out.push(found);
+            }
+        }
+        Ok(())
+    }
+
+    /// The offset from which the mapped file's bytes are lost, if a read
+    /// has found it truncated since it was mapped (one atomic load).
+    #[inline]
+    fn lost_from(&self) -> Option<u64> {
+        match &self.map {
+            Backing::Map(m) => m.guard.lost_from().map(|page| m.lost_from(page)),
+            _ => None,
+        }
+    }
+
+    /// The error of a lookup that needs lost bytes.
+    #[cold]
+    fn lost(&self, lost: u64) -> Corrupted {
+        Corrupted::new(format!(
+            "the file was truncated while open: its bytes from {lost} on are lost"
+        ))
+    }
+
+    /// Fails when the file was truncated since it was mapped and a read has
+    /// found it: for work that reads the whole file (a checksum, `verify`,
+    /// the statistics), whose result then stands on zeros.
+    pub fn check_intact(&self) -> Result<(), Corrupted> {
+        match self.lost_from() {
+            Some(lost) => Err(self.lost(lost)),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Database::get_many`] on a mapped sorted or dense file that has lost
+    /// its bytes from `lost` on: each key is looked up in the bytes before
+    /// `lost` alone, a plain binary search with the same checks of order,
+    /// and a lookup that needs what lies past them fails.
+    #[cold]
+    fn get_many_within(
+        &self,
+        lost: u64,
+        keys: &[u64],
+        out: &mut Vec<Option<Value>>,
+    ) -> Result<(), Corrupted> {
+        let layout = self.header.layout;
+        let kept = usize::try_from(lost.saturating_sub(HEADER_SIZE as u64)).unwrap_or(usize::MAX);
+        for &key in keys {
+            if layout.key_bits < 64 && key >> layout.key_bits != 0 {
+                out.push(None);
+                continue;
+            }
+            match self.header.kind {
+                LayoutKind::Dense => match usize::try_from(key) {
+                    Ok(i) if i < self.dense_entries().len() => {
+                        if i >= kept {
+                            return Err(self.lost(lost));
+                        }
+                        out.push(self.dense_get(key));
+                    }
+                    _ => out.push(None),
+                },
+                LayoutKind::Sorted => {
+                    let records = self.raw_records();
+                    let usable = &records[..(kept / 8).min(records.len())];
+                    let first = layout.first_record(key);
+                    let lo = checked_lower_bound(usable, 0, usable.len(), first, Bounds::OPEN)?;
+                    if lo == usable.len() && usable.len() < records.len() {
+                        return Err(self.lost(lost));
+                    }
+                    out.push(usable.get(lo).and_then(|&r| {
+                        let r = u64::from_le(r);
+                        (r >> layout.key_shift == first >> layout.key_shift)
+                            .then(|| layout.value(r))
+                    }));
+                }
             }
         }
         Ok(())
@@ -667,28 +834,108 @@ impl Database {
 
     /// The value stored for canonical key `key`, if the file holds it (a
     /// packed file fails when the block it reads is damaged).
+    ///
+    /// Checked as [`Database::get_many`] checks its lookups.
     #[inline]
     pub fn get(&self, key: u64) -> Result<Option<Value>, Corrupted> {
-        if self.packed.is_some() || self.ranges().is_some() {
+        if self.packed.is_some() || self.ranges().is_some() || self.lost_from().is_some() {
             let mut out = Vec::with_capacity(1);
             self.get_many(&[key], &mut out)?;
             return Ok(out.pop().flatten());
         }
-        if self.header.kind == LayoutKind::Dense {
-            return Ok(self.dense_get(key));
+        let found = match self.header.kind {
+            LayoutKind::Dense => Ok(self.dense_get(key)),
+            LayoutKind::Sorted => self.get_sorted(key),
+        };
+        match self.lost_after(found.is_err()) {
+            Some(lost) => {
+                let mut out = Vec::with_capacity(1);
+                self.get_many_within(lost, &[key], &mut out)?;
+                Ok(out.pop().flatten())
+            }
+            None => found,
         }
-        Ok(self
-            .find(key)
-            .and_then(|i| self.record(i))
-            .map(|r| self.header.layout.value(r)))
+    }
+
+    /// One key of a sorted file in memory: a binary search in its block of
+    /// the index (or the whole file); for a key not found, a second search
+    /// that checks the order of the records it reads (see
+    /// [`Database::get_many_sorted`]).
+    fn get_sorted(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+        let layout = &self.header.layout;
+        if layout.key_bits < 64 && key >> layout.key_bits != 0 {
+            return Ok(None);
+        }
+        match self.find(key) {
+            Some(i) if in_order_around(self.raw_records(), i) => {
+                Ok(self.record(i).map(|r| layout.value(r)))
+            }
+            _ => self.get_sorted_checked(key),
+        }
+    }
+
+    /// [`Database::get_sorted`] by the search that checks the order of the
+    /// records it reads: a key out of range is not there, a key found is
+    /// the record's, and records out of order on the way are corruption.
+    #[cold]
+    fn get_sorted_checked(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+        let layout = &self.header.layout;
+        if layout.key_bits < 64 && key >> layout.key_bits != 0 {
+            return Ok(None);
+        }
+        let first = layout.first_record(key);
+        let records = self.raw_records();
+        let mut bounds = Bounds::OPEN;
+        let (lo, hi) = match self.fences.get() {
+            Some(fences) if !fences.is_empty() => {
+                // The block from the fence (its first record) to the next
+                // fence, both included: the records read lie between them.
+                let f = fences.partition_point(|&k| k < first).saturating_sub(1);
+                bounds.low = fences[f];
+                if let Some(&next) = fences.get(f + 1) {
+                    bounds.high = next;
+                    bounds.high_at = (f + 1) * FENCE;
+                }
+                let lo = (f * FENCE).min(records.len());
+                (lo, records.len().min(lo + FENCE + 1))
+            }
+            _ => (0, records.len()),
+        };
+        let i = checked_lower_bound(records, lo, hi, first, bounds)?;
+        Ok(records.get(i).and_then(|&r| {
+            let r = u64::from_le(r);
+            (r >> layout.key_shift == first >> layout.key_shift).then(|| layout.value(r))
+        }))
+    }
+
+    /// The offset from which the file's bytes are lost, if it lost any:
+    /// known from the guard, or, after a lookup that `failed` (the zeros
+    /// after a new end in its last page read as records out of order, with
+    /// no fault), from the file's size now.
+    #[inline]
+    fn lost_after(&self, failed: bool) -> Option<u64> {
+        match self.lost_from() {
+            None if failed => self.shrunk_to(),
+            lost => lost,
+        }
     }
 
     /// Reads every record and checks the records checksum (a packed file:
     /// every block's checksum and content, then the checksum of the records
     /// unpacked).
     pub fn verify_checksum(&self) -> Result<(), DbError> {
+        self.verify_checksum_with(&crate::core::NoProgress)
+    }
+
+    /// [`Database::verify_checksum`], stopping with
+    /// [`DbError::Interrupted`] soon after `progress` says the work is
+    /// [cancelled](crate::core::Progress::cancelled).
+    pub fn verify_checksum_with(
+        &self,
+        progress: &dyn crate::core::Progress,
+    ) -> Result<(), DbError> {
         if self.packed.is_some() {
-            return self.unpack()?.verify_checksum();
+            return self.unpack_with(progress)?.verify_checksum_with(progress);
         }
         if let Backing::Ranges(_) = self.map {
             return Err(DbError::HeaderField {
@@ -699,21 +946,113 @@ impl Database {
         #[cfg(unix)]
         let advise = |advice| {
             if let Backing::Map(m) = &self.map {
-                let _ = m.advise(advice);
+                let _ = m.map.advise(advice);
             }
         };
         #[cfg(unix)]
         advise(Advice::Sequential);
-        let sum = xxhash_rust::xxh3::xxh3_128(&self.map.bytes()[HEADER_SIZE..]);
+        // In pieces, to hear a cancellation between them.
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut cancelled = false;
+        for piece in self.map.bytes()[HEADER_SIZE..].chunks(CHECKSUM_PIECE) {
+            if progress.cancelled() {
+                cancelled = true;
+                break;
+            }
+            hasher.update(piece);
+        }
         #[cfg(unix)]
         advise(Advice::Random);
-        if sum == self.header.records_checksum {
+        if cancelled {
+            return Err(DbError::Interrupted);
+        }
+        self.check_intact()?;
+        if hasher.digest128() == self.header.records_checksum {
             Ok(())
         } else {
             Err(DbError::RecordsChecksum)
         }
     }
 }
+
+/// What the records a binary search has read allow the next one to be:
+/// at least `low`, and below `high` (equal to it only at index `high_at`,
+/// the record `high` was read from; `usize::MAX` when `high` is no record).
+#[derive(Clone, Copy)]
+struct Bounds {
+    low: u64,
+    high: u64,
+    high_at: usize,
+}
+
+impl Bounds {
+    /// Nothing read yet.
+    const OPEN: Bounds = Bounds {
+        low: 0,
+        high: u64::MAX,
+        high_at: usize::MAX,
+    };
+
+    /// True when `r`, read at index `at`, keeps the records strictly
+    /// ascending.
+    #[inline]
+    fn allow(&self, r: u64, at: usize) -> bool {
+        r >= self.low
+            && (r < self.high
+                || (r == self.high && (at == self.high_at || self.high_at == usize::MAX)))
+    }
+}
+
+/// The first index of `records[lo..hi]` whose record is `>= first` (`hi`
+/// when none is), checking on the way that the records read are strictly
+/// ascending and within `bounds`.
+fn checked_lower_bound(
+    records: &[u64],
+    mut lo: usize,
+    mut hi: usize,
+    first: u64,
+    mut bounds: Bounds,
+) -> Result<usize, Corrupted> {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let r = u64::from_le(records[mid]);
+        if !bounds.allow(r, mid) {
+            return Err(out_of_order());
+        }
+        if r < first {
+            lo = mid + 1;
+            bounds.low = r.saturating_add(1);
+        } else {
+            hi = mid;
+            bounds.high = r;
+            bounds.high_at = mid;
+        }
+    }
+    Ok(lo)
+}
+
+/// True when record `j` lies strictly between its neighbours (the next
+/// records are in the cache already: a lookup that finds its key checks
+/// them for the price of two comparisons).
+#[inline]
+fn in_order_around(records: &[u64], j: usize) -> bool {
+    let r = records.get(j).map_or(0, |&r| u64::from_le(r));
+    let below = j == 0 || records.get(j - 1).is_some_and(|&p| u64::from_le(p) < r);
+    let above = records.get(j + 1).is_none_or(|&n| u64::from_le(n) > r);
+    below && above
+}
+
+/// The error of a lookup that reads records out of order.
+#[cold]
+fn out_of_order() -> Corrupted {
+    Corrupted::new(
+        "the records are out of order where a lookup reads them: \
+         the file is damaged, or was changed in place while open",
+    )
+}
+
+/// Bytes hashed between two looks at a cancellation.
+const CHECKSUM_PIECE: usize = 8 << 20;
 
 impl Oracle for Database {
     fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
@@ -774,16 +1113,25 @@ impl BookSource for Database {
                 ),
             };
         }
+        // Last, whether the file lost bytes while they were read.
+        let intact =
+            std::iter::once_with(move || self.check_intact()).filter_map(|r| r.err().map(Err));
         match self.header().kind {
-            LayoutKind::Sorted => Box::new(self.raw_records().iter().map(move |&r| {
-                let r = u64::from_le(r);
-                Ok((layout.key(r), layout.value(r)))
-            })),
+            LayoutKind::Sorted => Box::new(
+                self.raw_records()
+                    .iter()
+                    .map(move |&r| {
+                        let r = u64::from_le(r);
+                        Ok((layout.key(r), layout.value(r)))
+                    })
+                    .chain(intact),
+            ),
             LayoutKind::Dense => Box::new(
                 self.dense_entries()
                     .iter()
                     .enumerate()
-                    .map(move |(k, &byte)| Ok((k as u64, layout.dense_value(k as u64, byte)))),
+                    .map(move |(k, &byte)| Ok((k as u64, layout.dense_value(k as u64, byte))))
+                    .chain(intact),
             ),
         }
     }
@@ -833,6 +1181,185 @@ mod tests {
         }
         for k in absent {
             assert_eq!(db.find(k), None, "{k:#x}");
+        }
+    }
+
+    /// A database of `game` written to `dir`, with the canonical keys it
+    /// holds (every key, for a dense file).
+    fn written(dir: &Path, name: &str, variant: &str, packed: bool) -> (PathBuf, Vec<u64>) {
+        let game = crate::registry::AnyGame::new(name, variant).unwrap();
+        let solved = game.solve(&NoProgress).unwrap();
+        let path = dir.join(format!("{name}-{variant}.db"));
+        crate::db::write_database(&path, game.game().descriptor(), &solved).unwrap();
+        let db = Database::open(&path).unwrap();
+        let keys: Vec<u64> = match db.header().kind {
+            LayoutKind::Sorted => db
+                .raw_records()
+                .iter()
+                .map(|&r| db.header().layout.key(u64::from_le(r)))
+                .collect(),
+            LayoutKind::Dense => (0..db.len()).collect(),
+        };
+        if packed {
+            let (body, header) =
+                crate::db::pack::pack_database(&db, game.game(), Default::default(), &NoProgress)
+                    .unwrap();
+            crate::db::pack::write_packed(&path, &header, &body).unwrap();
+        }
+        (path, keys)
+    }
+
+    /// Every key's lookup, one at a time.
+    fn each(db: &Database, keys: &[u64]) -> Vec<Result<Option<Value>, Corrupted>> {
+        keys.iter().map(|&k| db.get(k)).collect()
+    }
+
+    fn truncate(path: &Path, len: u64) {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_file_truncated_under_its_reader_answers_what_it_still_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, variant) in [("british-square", "4x4"), ("dots-and-boxes", "2x3")] {
+            for (indexed, cut) in [(false, 2), (true, 2), (false, 3), (true, 0)] {
+                let (path, keys) = written(dir.path(), name, variant, false);
+                let db = Database::open(&path).unwrap();
+                if indexed {
+                    db.build_index();
+                }
+                let before = each(&db, &keys);
+                assert!(before.iter().all(|v| matches!(v, Ok(Some(_)))));
+                // From the end: the first read past the new end faults, and
+                // the reader knows what is lost before it reads the zeros
+                // after the new end in its last page, which fault nowhere.
+                let keys: Vec<u64> = keys.iter().rev().copied().collect();
+                let before: Vec<_> = before.into_iter().rev().collect();
+                let len = db.file_len();
+                // Half the file, a third of it and a byte (mid-page), or
+                // the header alone.
+                let kept = match cut {
+                    0 => HEADER_SIZE as u64,
+                    n => len / n + 1,
+                };
+                truncate(&path, kept);
+                let after = each(&db, &keys);
+                let mut answered = 0;
+                for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+                    let at = HEADER_SIZE as u64
+                        + match db.header().kind {
+                            LayoutKind::Sorted => 8 * (keys.len() - 1 - i) as u64,
+                            LayoutKind::Dense => keys[i],
+                        };
+                    match a {
+                        Ok(v) => {
+                            assert_eq!(Ok(*v), *b);
+                            assert!(
+                                at < kept,
+                                "{name} {variant}: key {i} answered from lost bytes"
+                            );
+                            answered += 1;
+                        }
+                        Err(e) => assert!(e.reason.contains("truncated"), "{e}"),
+                    }
+                }
+                // Below the cut, lookups go on (in a sorted file, those
+                // whose search stays below it).
+                if cut != 0 {
+                    assert!(answered > keys.len() / 8, "{name} {variant}: {answered}");
+                } else {
+                    assert_eq!(answered, 0);
+                }
+                assert!(db.check_intact().is_err());
+                assert!(matches!(db.verify_checksum(), Err(DbError::Corrupted(_))));
+            }
+        }
+    }
+
+    #[test]
+    fn a_packed_file_truncated_under_its_reader_fails_only_the_lost_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, keys) = written(dir.path(), "british-square", "4x4", true);
+        let game = crate::registry::AnyGame::new("british-square", "4x4").unwrap();
+        let plain = {
+            let solved = game.solve(&NoProgress).unwrap();
+            let p = dir.path().join("plain.db");
+            crate::db::write_database(&p, game.game().descriptor(), &solved).unwrap();
+            Database::open(&p).unwrap()
+        };
+        let db = Database::open(&path).unwrap();
+        assert!(db.is_packed());
+        truncate(&path, db.file_len() / 2);
+        let after = each(&db, &keys);
+        let want = each(&plain, &keys);
+        let answered = after.iter().filter(|a| a.is_ok()).count();
+        assert!(answered > 0 && answered < keys.len());
+        for (a, w) in after.iter().zip(&want) {
+            if a.is_ok() {
+                assert_eq!(a, w);
+            }
+        }
+    }
+
+    /// A generator of the same bytes on every run.
+    fn noise(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn records_rewritten_in_place_are_corruption_not_unknown_positions() {
+        let dir = tempfile::tempdir().unwrap();
+        for (fill, packed) in [
+            ("random", false),
+            ("zeros", false),
+            ("ones", false),
+            ("random", true),
+        ] {
+            let (path, keys) = written(dir.path(), "british-square", "4x4", packed);
+            let mut db = Database::open(&path).unwrap();
+            // No block kept: each lookup reads the file.
+            db.set_cache_limit(0);
+            let want = each(&db, &keys);
+            // The same size, the header kept: another program writes over
+            // the records in place.
+            let mut bytes = std::fs::read(&path).unwrap();
+            let body_end = match &db.packed {
+                Some(p) => p.info().index_offset as usize,
+                None => bytes.len(),
+            };
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            for chunk in bytes[HEADER_SIZE..body_end].chunks_mut(8) {
+                let word = match fill {
+                    "zeros" => 0,
+                    "ones" => u64::MAX,
+                    _ => noise(&mut seed),
+                };
+                chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+            }
+            use std::io::{Seek, Write};
+            let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            f.seek(std::io::SeekFrom::Start(0)).unwrap();
+            f.write_all(&bytes).unwrap();
+            f.sync_all().unwrap();
+            let after = each(&db, &keys);
+            for (i, (a, w)) in after.iter().zip(&want).enumerate() {
+                match a {
+                    Err(_) => {}
+                    Ok(v) => panic!("{fill} (packed: {packed}): key {i}: {v:?}, was {w:?}"),
+                }
+            }
+            // Batches too, with the index.
+            db.build_index();
+            let mut out = Vec::new();
+            assert!(db.get_many(&keys, &mut out).is_err());
         }
     }
 }

@@ -30,6 +30,8 @@ use crate::solve::book::{build_book, build_book_on_ranks, BookOptions, RankBook}
 use crate::solve::dense::solve_dense;
 #[cfg(feature = "search")]
 use crate::solve::live::LiveSearch;
+#[cfg(feature = "search")]
+use crate::solve::memory::TableError;
 #[cfg(feature = "engine")]
 use crate::solve::{self, SolveError};
 
@@ -173,6 +175,46 @@ pub fn games_help() -> String {
         out.push('\n');
     }
     out
+}
+
+/// The `--table-bits` some game answered by search takes: from the
+/// smallest of their ranges' starts to the largest of their ends.
+#[cfg(feature = "search")]
+pub fn table_bits_bounds() -> std::ops::RangeInclusive<u32> {
+    let ranges: Vec<_> = [
+        (connect_four::NAME, ""),
+        (dots_and_boxes::NAME, "4x4"),
+        (dandelions::NAME, ""),
+    ]
+    .iter()
+    .filter_map(|(name, variant)| AnyGame::new(name, variant).ok()?.table_bits_range())
+    .collect();
+    let start = ranges.iter().map(|r| *r.start()).min().unwrap_or(0);
+    let end = ranges.iter().map(|r| *r.end()).max().unwrap_or(0);
+    start..=end
+}
+
+/// What `--table-bits` takes, game by game, for help texts: the range of
+/// each game answered by search and how its searchers share the tables,
+/// in one paragraph.
+#[cfg(feature = "search")]
+pub fn table_bits_help() -> String {
+    let range = |name: &str, variant: &str| {
+        AnyGame::new(name, variant)
+            .ok()
+            .and_then(|g| g.table_bits_range())
+            .map_or_else(String::new, |r| format!("{} to {}", r.start(), r.end()))
+    };
+    format!(
+        "The tables hold 2^BITS entries of 8 bytes: 26 is 512 MiB, each bit more doubles \
+         it. Connect Four takes {} and shares one table among its searchers; Dots and \
+         Boxes past its tables takes {} and shares it out among them; Dandelions takes {} \
+         and gives each searcher a table of that size. A size larger than the memory \
+         available is refused (exit status 2).",
+        range(connect_four::NAME, ""),
+        range(dots_and_boxes::NAME, "4x4"),
+        range(dandelions::NAME, ""),
+    )
 }
 
 /// The registry entry of a game.
@@ -463,9 +505,50 @@ impl AnyGame {
         }
     }
 
+    /// Checks, before anything is allocated, that the tables of a live
+    /// search with `searchers` searchers and `2^table_bits` entries can be
+    /// made: the size in [`AnyGame::table_bits_range`], and their memory
+    /// within what the system has available. Returns that memory in bytes;
+    /// `None` for a game without a book.
+    #[cfg(feature = "search")]
+    pub fn check_tables(
+        &self,
+        searchers: usize,
+        table_bits: u32,
+    ) -> Option<Result<u64, TableError>> {
+        use crate::solve::book::BookGame;
+        match self {
+            AnyGame::ConnectFour(g) => Some(g.check_tables(searchers, table_bits)),
+            AnyGame::Dandelions(g) => Some(g.check_tables(searchers, table_bits)),
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
+                Some(g.check_tables(searchers, table_bits))
+            }
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// The memory in bytes of the tables of a live search with `searchers`
+    /// searchers and `2^table_bits` entries (unchecked); `None` for a game
+    /// without a book.
+    #[cfg(feature = "search")]
+    pub fn table_bytes(&self, searchers: usize, table_bits: u32) -> Option<u64> {
+        use crate::solve::book::BookGame;
+        match self {
+            AnyGame::ConnectFour(g) => Some(g.table_bytes(searchers, table_bits)),
+            AnyGame::Dandelions(g) => Some(g.table_bytes(searchers, table_bits)),
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
+                Some(g.table_bytes(searchers, table_bits))
+            }
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
     /// Live search for a game with a book: answers any position, from
     /// `book` when given (a database of this game and variant) and by search
     /// otherwise; `None` for a game whose database holds every position.
+    /// Its searchers are one per thread
+    /// ([`crate::solve::live::default_searchers`]), with their tables
+    /// checked first ([`AnyGame::check_tables`]).
     #[cfg(feature = "search")]
     pub fn live<'a>(
         &self,
@@ -483,6 +566,34 @@ impl AnyGame {
             AnyGame::Dandelions(g) => Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed)),
             AnyGame::DotsAndBoxes(g) if !g.has_table() => {
                 Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
+            }
+            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
+        }
+    }
+
+    /// [`AnyGame::live`] with `searchers` searchers on a database it
+    /// shares, so that the live search (its searchers and their tables)
+    /// can be kept beside the database from call to call.
+    #[cfg(feature = "search")]
+    pub fn live_shared(
+        &self,
+        book: Option<std::sync::Arc<Database>>,
+        table_bits: u32,
+        searchers: usize,
+    ) -> Option<Result<Box<dyn Oracle + Send + Sync>, BookError>> {
+        fn boxed<O: Oracle + Send + Sync + 'static>(o: O) -> Box<dyn Oracle + Send + Sync> {
+            Box::new(o)
+        }
+        let book = book.map(|b| b as std::sync::Arc<dyn crate::core::BookSource + Send + Sync>);
+        match self {
+            AnyGame::ConnectFour(g) => {
+                Some(LiveSearch::shared(g.clone(), book, table_bits, searchers).map(boxed))
+            }
+            AnyGame::Dandelions(g) => {
+                Some(LiveSearch::shared(g.clone(), book, table_bits, searchers).map(boxed))
+            }
+            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
+                Some(LiveSearch::shared(g.clone(), book, table_bits, searchers).map(boxed))
             }
             AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
         }

@@ -7,55 +7,122 @@
 //!
 //! [`LiveSearch`] is an [`Oracle`], so the engine's analysis (every move's
 //! value, the best moves, the line of perfect play), the query tool and
-//! play mode work past the book's depth unchanged. Searchers (and their
-//! transposition tables) are kept from call to call: the positions of one
-//! analysis, and the successive positions of a line of play, share most of
-//! their subtrees.
+//! play mode work past the book's depth unchanged.
+//!
+//! Its searchers are a fixed pool, made once with their tables: the memory
+//! of the tables is checked against what the system has available before
+//! anything is allocated, and stays bounded whatever the callers do. A
+//! call takes an idle searcher and puts it back; when all are busy it waits
+//! for one. Searchers (and their transposition tables) are kept from call
+//! to call: the positions of one analysis, and the successive positions of
+//! a line of play, share most of their subtrees.
+//!
+//! A call made inside [`Cancel::run`] stops soon after its flag is set
+//! (while it waits for a searcher, too), and fails with
+//! [`Corrupted::stopped`].
 
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::book::{BookError, BookGame};
-use crate::core::{BookSource, Corrupted, Edge, NodeCounter, Oracle, Value};
+use crate::core::{BookSource, Cancel, Corrupted, Edge, NodeCounter, Oracle, Value};
 
 /// The default `log2` of the transposition table entries: 2^26 entries,
 /// 512 MiB of 8-byte entries, mapped only as the search fills them (an
 /// early position fills them; a late one touches a few pages).
 pub const DEFAULT_TABLE_BITS: u32 = 26;
 
+/// The searchers of a [`LiveSearch::new`]: one per thread of the machine
+/// (rayon's threads where rayon is built in).
+pub fn default_searchers() -> usize {
+    super::book::threads()
+}
+
+/// The book a live search reads: borrowed, or shared with its owner.
+enum Book<'a> {
+    Borrowed(&'a dyn BookSource),
+    Shared(Arc<dyn BookSource + Send + Sync>),
+}
+
+impl Book<'_> {
+    fn get(&self) -> &dyn BookSource {
+        match self {
+            Book::Borrowed(b) => *b,
+            Book::Shared(b) => &**b,
+        }
+    }
+}
+
 /// Values from a book, or from search where the book is silent.
 pub struct LiveSearch<'a, G: BookGame> {
     game: G,
-    book: Option<&'a dyn BookSource>,
-    table_bits: u32,
-    /// Idle searchers; a thread takes one for a call and puts it back.
-    searchers: Mutex<Vec<G::Searcher>>,
+    book: Option<Book<'a>>,
+    /// Idle searchers; a call takes one and puts it back.
+    idle: Mutex<Vec<G::Searcher>>,
+    /// Woken when a searcher is put back.
+    returned: Condvar,
+    /// The searchers in all, idle or busy.
+    searchers: usize,
+    /// The memory of their tables.
+    table_bytes: u64,
     /// The nodes every searcher has visited.
     nodes: NodeCounter,
 }
 
+/// How long a call that waits for a searcher sleeps between two looks at
+/// its cancel flag.
+const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(20);
+
 impl<'a, G: BookGame> LiveSearch<'a, G> {
     /// Live search on `game`, using `book` first when given (a database of
-    /// the same game and variant: the caller checks). The searchers of the
-    /// threads that answer at once share one table where the game can.
+    /// the same game and variant: the caller checks), with one searcher
+    /// per thread of the machine (see [`LiveSearch::with_searchers`]).
     pub fn new(
         game: G,
         book: Option<&'a dyn BookSource>,
         table_bits: u32,
     ) -> Result<LiveSearch<'a, G>, BookError> {
-        let mut searchers = game.searchers(super::book::threads(), table_bits)?;
-        if let Some(b) = book {
+        LiveSearch::with_searchers(game, book, table_bits, default_searchers())
+    }
+
+    /// Live search with `searchers` searchers (at least one), so that as
+    /// many calls search at once; more wait for one of them. Their tables
+    /// of `2^table_bits` entries (shared among them where the game can)
+    /// are checked against the game's range and the memory available
+    /// ([`BookGame::check_tables`]), then made: a size refused is an error
+    /// here, never an abort later.
+    pub fn with_searchers(
+        game: G,
+        book: Option<&'a dyn BookSource>,
+        table_bits: u32,
+        searchers: usize,
+    ) -> Result<LiveSearch<'a, G>, BookError> {
+        LiveSearch::build(game, book.map(Book::Borrowed), table_bits, searchers)
+    }
+
+    fn build(
+        game: G,
+        book: Option<Book<'a>>,
+        table_bits: u32,
+        searchers: usize,
+    ) -> Result<LiveSearch<'a, G>, BookError> {
+        let n = searchers.max(1);
+        let table_bytes = game.check_tables(n, table_bits)?;
+        let mut all = game.searchers(n, table_bits)?;
+        if let Some(b) = &book {
             // Searches take the book's values at the states it holds.
-            game.attach_book(&mut searchers, b)?;
+            game.attach_book(&mut all, b.get())?;
         }
         let nodes = NodeCounter::default();
-        for s in &mut searchers {
+        for s in &mut all {
             game.count_nodes(s, nodes.clone());
         }
         Ok(LiveSearch {
             game,
             book,
-            table_bits,
-            searchers: Mutex::new(searchers),
+            searchers: all.len(),
+            idle: Mutex::new(all),
+            returned: Condvar::new(),
+            table_bytes,
             nodes,
         })
     }
@@ -65,36 +132,51 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         &self.game
     }
 
+    /// The number of searchers: the most calls that search at once.
+    pub fn searchers(&self) -> usize {
+        self.searchers
+    }
+
+    /// The memory of the searchers' tables, in bytes (mapped as the
+    /// searches fill them).
+    pub fn table_bytes(&self) -> u64 {
+        self.table_bytes
+    }
+
     /// The book's value of a canonical key, if there is a book and it
     /// holds the key.
     pub fn book_value(&self, key: u64) -> Result<Option<Value>, Corrupted> {
-        match self.book {
-            Some(b) => b.value(key),
+        match &self.book {
+            Some(b) => b.get().value(key),
             None => Ok(None),
         }
     }
 
     /// Fills the unknown entries of `out` (one per key of `keys`) by search:
     /// `search` answers a state that has moves, `end` one that has none.
+    /// Fails as stopped when the calling thread's [`Cancel`] is set.
     fn search_missing<T>(
         &self,
         keys: &[u64],
         out: &mut [Option<T>],
         end: T,
         search: impl Fn(&mut G::Searcher, u64) -> T,
-    ) where
+    ) -> Result<(), Corrupted>
+    where
         T: Copy,
     {
         if out.iter().all(Option::is_some) {
-            return;
+            return Ok(());
         }
+        let cancel = Cancel::current();
+        let stopped = || cancel.as_ref().is_some_and(Cancel::is_cancelled);
         self.with_searcher(|searcher| {
             let Some(searcher) = searcher else {
-                // No searcher: the values stay unknown, and the analysis
-                // says so.
-                return;
+                return Err(Corrupted::stopped());
             };
+            self.game.set_cancel(searcher, cancel.clone());
             let mut edges: Vec<Edge> = Vec::new();
+            let mut result = Ok(());
             for (slot, &key) in out.iter_mut().zip(keys) {
                 if slot.is_some() || !self.game.is_valid_key(key) {
                     // A malformed key has no value: the analysis reports it.
@@ -102,41 +184,109 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
                 }
                 edges.clear();
                 self.game.moves(key, &mut edges);
-                *slot = Some(if edges.is_empty() {
-                    end
-                } else {
-                    search(searcher, key)
-                });
+                if edges.is_empty() {
+                    *slot = Some(end);
+                    continue;
+                }
+                if stopped() {
+                    result = Err(Corrupted::stopped());
+                    break;
+                }
+                let v = search(searcher, key);
+                // The flag stays set once set: a search it stopped is seen
+                // here, and its meaningless answer thrown away.
+                if stopped() {
+                    result = Err(Corrupted::stopped());
+                    break;
+                }
+                *slot = Some(v);
             }
-        });
+            self.game.set_cancel(searcher, None);
+            result
+        })
     }
 
-    /// Runs `f` with an idle searcher (a new one when all are busy, or if
-    /// it cannot be made, `None`).
+    /// Runs `f` with an idle searcher, waiting for one while all are busy.
+    /// A wait ends early, with `None`, when the calling thread's
+    /// [`Cancel`] (see [`Cancel::run`]) is set. `f` must not call this
+    /// live search again: with every searcher taken, it would wait for
+    /// itself.
     pub fn with_searcher<T>(&self, f: impl FnOnce(Option<&mut G::Searcher>) -> T) -> T {
-        let taken = self.searchers.lock().ok().and_then(|mut s| s.pop());
-        let mut searcher = taken.or_else(|| {
-            let mut made = self.game.searchers(1, self.table_bits).ok()?;
-            if let Some(b) = self.book {
-                self.game.attach_book(&mut made, b).ok()?;
+        let cancel = Cancel::current();
+        let Some(mut taken) = self.take(cancel.as_ref()) else {
+            return f(None);
+        };
+        f(taken.searcher.as_mut())
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<G::Searcher>> {
+        // The pool holds only searchers; one poisoned by a panic elsewhere
+        // is still a pool.
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An idle searcher, handed back when the result is dropped; `None`
+    /// once `cancel` is set while waiting.
+    fn take(&self, cancel: Option<&Cancel>) -> Option<Taken<'_, 'a, G>> {
+        let mut idle = self.lock();
+        loop {
+            if let Some(s) = idle.pop() {
+                return Some(Taken {
+                    live: self,
+                    searcher: Some(s),
+                });
             }
-            for s in &mut made {
-                self.game.count_nodes(s, self.nodes.clone());
+            if cancel.is_some_and(Cancel::is_cancelled) {
+                return None;
             }
-            made.pop()
-        });
-        let out = f(searcher.as_mut());
-        if let (Some(s), Ok(mut pool)) = (searcher, self.searchers.lock()) {
-            pool.push(s);
+            idle = match cancel {
+                // Look at the flag now and then.
+                Some(_) => {
+                    self.returned
+                        .wait_timeout(idle, WAIT_STEP)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0
+                }
+                None => self.returned.wait(idle).unwrap_or_else(|p| p.into_inner()),
+            };
         }
-        out
+    }
+}
+
+impl<G: BookGame> LiveSearch<'static, G> {
+    /// [`LiveSearch::with_searchers`] on a book the live search shares
+    /// with its owner, so that both can be kept together (a reader that
+    /// holds its database and its searchers from call to call).
+    pub fn shared(
+        game: G,
+        book: Option<Arc<dyn BookSource + Send + Sync>>,
+        table_bits: u32,
+        searchers: usize,
+    ) -> Result<LiveSearch<'static, G>, BookError> {
+        LiveSearch::build(game, book.map(Book::Shared), table_bits, searchers)
+    }
+}
+
+/// A searcher taken from the pool, put back when dropped (after a panic
+/// too: its table holds only proved bounds).
+struct Taken<'l, 'a, G: BookGame> {
+    live: &'l LiveSearch<'a, G>,
+    searcher: Option<G::Searcher>,
+}
+
+impl<G: BookGame> Drop for Taken<'_, '_, G> {
+    fn drop(&mut self) {
+        if let Some(s) = self.searcher.take() {
+            self.live.lock().push(s);
+            self.live.returned.notify_one();
+        }
     }
 }
 
 impl<G: BookGame> Oracle for LiveSearch<'_, G> {
     fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
-        match self.book {
-            Some(book) => book.values(keys, out)?,
+        match &self.book {
+            Some(book) => book.get().values(keys, out)?,
             None => {
                 out.clear();
                 out.resize(keys.len(), None);
@@ -144,8 +294,7 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
         }
         self.search_missing(keys, out, Value::TERMINAL, |s, key| {
             self.game.search(s, key)
-        });
-        Ok(())
+        })
     }
 
     fn is_complete(&self) -> bool {
@@ -159,15 +308,266 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
 
     fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
         out.clear();
-        match self.book {
+        match &self.book {
             Some(book) => {
                 let mut values = Vec::with_capacity(keys.len());
-                book.values(keys, &mut values)?;
+                book.get().values(keys, &mut values)?;
                 out.extend(values.into_iter().map(|v| v.map(|v| v.net.signum())));
             }
             None => out.resize(keys.len(), None),
         }
-        self.search_missing(keys, out, 0, |s, key| self.game.search_outcome(s, key));
-        Ok(())
+        self.search_missing(keys, out, 0, |s, key| self.game.search_outcome(s, key))
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::analysis::{analyze, QueryError};
+    use crate::core::Game;
+    use crate::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
+    use crate::games::dandelions::Dandelions;
+    use crate::games::dots_and_boxes::DotsAndBoxes;
+
+    /// The most a stopped search may take to return, from the moment its
+    /// flag is set.
+    const PROMPT: Duration = Duration::from_millis(100);
+
+    /// Runs `search` with `cancel` set `after` it starts, from another
+    /// thread; the time from the flag to the return, and what it returned.
+    fn stop_after<T>(
+        cancel: &Cancel,
+        after: Duration,
+        search: impl FnOnce() -> T,
+    ) -> (Duration, T) {
+        std::thread::scope(|scope| {
+            let stopper = cancel.clone();
+            let set = scope.spawn(move || {
+                std::thread::sleep(after);
+                stopper.cancel();
+                Instant::now()
+            });
+            let out = search();
+            let returned = Instant::now();
+            let set = set.join().expect("the stopping thread");
+            (returned.saturating_duration_since(set), out)
+        })
+    }
+
+    fn c4(moves: &str) -> Bitboard {
+        Bitboard::from_moves(Variant::STANDARD, moves).expect("legal")
+    }
+
+    /// Positions that follow `44` (late ones, quick to solve), whose
+    /// subtrees the stopped search of `44` visits.
+    const AFTER_44: [&str; 2] = ["4444443322", "44444433"];
+
+    #[test]
+    fn a_stopped_connect_four_search_leaves_only_proved_bounds() {
+        // A position that takes about a second (8 million nodes), stopped
+        // early: the path it was on when stopped unwinds through the
+        // position itself and its first moves, where a store of what the
+        // unwinding returns would spoil the next search of it.
+        let p = c4("4453312");
+        let mut fresh = Solver::with_table_bits(20).expect("table");
+        let (exact, weak) = (fresh.solve(&p), fresh.solve_weak(&p));
+        for after in [50, 150, 300] {
+            let mut solver = Solver::with_table_bits(20).expect("table");
+            let cancel = Cancel::new();
+            solver.set_cancel(Some(cancel.clone()));
+            stop_after(&cancel, Duration::from_millis(after), || solver.solve(&p));
+            assert!(solver.stopped(), "the search ended before the flag");
+            solver.set_cancel(None);
+            assert_eq!(solver.solve(&p), exact, "stopped after {after} ms");
+            let mut solver = Solver::with_table_bits(20).expect("table");
+            let cancel = Cancel::new();
+            solver.set_cancel(Some(cancel.clone()));
+            stop_after(&cancel, Duration::from_millis(after), || solver.solve(&p));
+            solver.set_cancel(None);
+            assert_eq!(solver.solve_weak(&p), weak, "stopped after {after} ms");
+        }
+    }
+
+    /// Stops searches of `state` (about a second's work) early, then
+    /// searches it again with the same searcher: the value must be a fresh
+    /// searcher's.
+    fn stopped_early_then_exact<G: BookGame + Clone>(game: &G, state: u64) {
+        let key = game.canonical(state);
+        let fresh = LiveSearch::with_searchers(game.clone(), None, 20, 1).expect("live");
+        let exact = fresh.value(key).expect("answer");
+        for after in [60, 250] {
+            let live = LiveSearch::with_searchers(game.clone(), None, 20, 1).expect("live");
+            let cancel = Cancel::new();
+            let (_, got) = stop_after(&cancel, Duration::from_millis(after), || {
+                cancel.run(|| live.value(key))
+            });
+            assert!(got.is_err_and(|e| e.is_stopped()), "ended before the flag");
+            assert_eq!(
+                live.value(key).expect("answer"),
+                exact,
+                "stopped after {after} ms"
+            );
+        }
+    }
+
+    #[test]
+    fn stopped_dandelions_and_dots_and_boxes_searches_leave_only_proved_bounds() {
+        let dandelions = Dandelions::from_variant("5x5").expect("variant");
+        stopped_early_then_exact(&dandelions, 0x1037e2);
+        let boxes = DotsAndBoxes::from_variant("4x4").expect("variant");
+        stopped_early_then_exact(&boxes, 0x3ff8000);
+    }
+
+    #[test]
+    fn a_connect_four_search_stops_at_once_and_its_table_stays_exact() {
+        // `44` on 7x6 without a book takes many seconds.
+        let mut solver = Solver::with_table_bits(22).expect("table");
+        let cancel = Cancel::new();
+        solver.set_cancel(Some(cancel.clone()));
+        let (late, _) = stop_after(&cancel, Duration::from_millis(300), || {
+            solver.solve(&c4("44"))
+        });
+        assert!(solver.stopped());
+        assert!(late < PROMPT, "stopped {late:?} after the flag");
+        // The same table, no longer stopped, answers as a fresh solver.
+        solver.set_cancel(None);
+        let mut fresh = Solver::with_table_bits(20).expect("table");
+        for m in AFTER_44 {
+            assert_eq!(solver.solve(&c4(m)), fresh.solve(&c4(m)), "{m}");
+            assert!(!solver.stopped());
+            assert_eq!(
+                solver.column_scores(&c4(m)),
+                fresh.column_scores(&c4(m)),
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_live_search_stopped_from_another_thread_fails_as_stopped() {
+        let game = ConnectFour::from_variant("7x6").expect("variant");
+        let live = LiveSearch::with_searchers(game.clone(), None, 22, 1).expect("live");
+        let key = game.canonical(c4("44").key());
+        let cancel = Cancel::new();
+        let (late, got) = stop_after(&cancel, Duration::from_millis(300), || {
+            cancel.run(|| live.value(key))
+        });
+        assert!(late < PROMPT, "stopped {late:?} after the flag");
+        assert!(got.as_ref().is_err_and(Corrupted::is_stopped), "{got:?}");
+        // The analysis says so, and nothing is blamed on a database.
+        let stopped = Cancel::new();
+        stopped.cancel();
+        let e = stopped
+            .run(|| analyze(&game, &live, c4("44").key()))
+            .expect_err("stopped");
+        assert!(matches!(e, QueryError::Stopped) && !e.is_corrupt(), "{e}");
+        // The searcher went back to the pool, its table sound.
+        let fresh = LiveSearch::with_searchers(game.clone(), None, 20, 1).expect("live");
+        for m in AFTER_44 {
+            let state = c4(m).key();
+            assert_eq!(
+                analyze(&game, &live, state).expect("answered"),
+                analyze(&game, &fresh, state).expect("answered"),
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_deadline_stops_a_search_by_itself() {
+        let game = ConnectFour::from_variant("7x6").expect("variant");
+        let live = LiveSearch::with_searchers(game.clone(), None, 20, 1).expect("live");
+        let cancel = Cancel::with_time_limit(Duration::from_millis(200));
+        let start = Instant::now();
+        let got = cancel.run(|| live.value(game.canonical(c4("44").key())));
+        assert!(got.is_err_and(|e| e.is_stopped()));
+        assert!(start.elapsed() < Duration::from_millis(200) + PROMPT);
+    }
+
+    #[test]
+    fn a_call_waiting_for_a_busy_searcher_can_be_stopped() {
+        let game = ConnectFour::from_variant("7x6").expect("variant");
+        let live = LiveSearch::with_searchers(game.clone(), None, 20, 1).expect("live");
+        assert_eq!(live.searchers(), 1);
+        let key = game.canonical(c4("44").key());
+        let (long, waiting) = (Cancel::new(), Cancel::new());
+        std::thread::scope(|scope| {
+            let busy = scope.spawn(|| long.run(|| live.value(key)));
+            std::thread::sleep(Duration::from_millis(100));
+            // The only searcher is busy: this call waits, until stopped.
+            let (late, got) = stop_after(&waiting, Duration::from_millis(100), || {
+                waiting.run(|| live.value(key))
+            });
+            assert!(late < PROMPT, "stopped {late:?} after the flag");
+            assert!(got.is_err_and(|e| e.is_stopped()));
+            long.cancel();
+            assert!(busy.join().expect("thread").is_err_and(|e| e.is_stopped()));
+        });
+        // Both calls are over: the searcher is back.
+        let state = c4("4444443322").key();
+        assert!(live.value(game.canonical(state)).expect("answer").is_some());
+    }
+
+    #[test]
+    fn dandelions_and_dots_and_boxes_searches_stop_at_once() {
+        let dandelions = Dandelions::from_variant("5x5").expect("variant");
+        let live = LiveSearch::with_searchers(dandelions.clone(), None, 20, 1).expect("live");
+        let start = dandelions.canonical(dandelions.start());
+        let cancel = Cancel::new();
+        let (late, got) = stop_after(&cancel, Duration::from_millis(300), || {
+            cancel.run(|| live.value(start))
+        });
+        assert!(late < PROMPT, "dandelions stopped {late:?} after the flag");
+        assert!(got.is_err_and(|e| e.is_stopped()));
+
+        let boxes = DotsAndBoxes::from_variant("4x4").expect("variant");
+        let live = LiveSearch::with_searchers(boxes.clone(), None, 20, 1).expect("live");
+        let start = boxes.canonical(boxes.start());
+        let cancel = Cancel::new();
+        let (late, got) = stop_after(&cancel, Duration::from_millis(300), || {
+            cancel.run(|| live.value(start))
+        });
+        assert!(
+            late < PROMPT,
+            "dots and boxes stopped {late:?} after the flag"
+        );
+        assert!(got.is_err_and(|e| e.is_stopped()));
+    }
+
+    #[test]
+    fn tables_are_checked_before_they_are_made() {
+        let game = ConnectFour::from_variant("7x6").expect("variant");
+        // Out of the game's range.
+        let e = LiveSearch::new(game.clone(), None, 40)
+            .err()
+            .expect("refused");
+        assert!(
+            matches!(e, BookError::Table(TableError::OutOfRange { bits: 40, .. })),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "table bits 40: connect-four 7x6 takes 20 to 32"
+        );
+        // In range, but more than any machine here has: refused before
+        // anything is allocated.
+        #[cfg(target_os = "linux")]
+        {
+            let boxes = DotsAndBoxes::from_variant("4x4").expect("variant");
+            let e = LiveSearch::with_searchers(boxes, None, 34, 1_000_000)
+                .err()
+                .expect("refused");
+            assert!(
+                matches!(e, BookError::Table(TableError::TooLarge { .. })),
+                "{e}"
+            );
+        }
+        let live = LiveSearch::with_searchers(game, None, 20, 3).expect("live");
+        assert_eq!(live.searchers(), 3);
+        assert!(live.table_bytes() >= 8 << 20);
+    }
+
+    use crate::solve::memory::TableError;
 }

@@ -53,6 +53,7 @@ mod index;
 #[cfg(feature = "engine")]
 mod layered;
 pub mod live;
+pub mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 #[cfg(feature = "engine")]

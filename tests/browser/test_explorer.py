@@ -267,6 +267,59 @@ def test_slow_answers_show_searching_and_then_clear(dbs, server, browser):
         browser.delete_network_conditions()
 
 
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory):
+    """A Connect Four 7x5 book of one move, served with a time limit of
+    0.5 s: the start is answered from the book at once, while its line of
+    perfect play, and the answer of any position past the first move, take
+    seconds of search."""
+    db = tmp_path_factory.mktemp("slow") / "c4-7x5.db"
+    out = run(BIN / "generator", "--game", "connect-four", "--variant", "7x5", "--depth", "1",
+              "-q", "-o", db)
+    assert out.returncode == 0, out.stderr
+    proc = subprocess.Popen([str(BIN / "query"), "--db", str(db), "serve", "--addr",
+                             "127.0.0.1:0", "--time-limit", "0.5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    match = re.fullmatch(r"listening on (http://\S+)\n", line)
+    if match is None:
+        proc.kill()
+        pytest.fail(f"query serve did not start: {line!r} {proc.stderr.read()}")
+    yield match.group(1)
+    proc.terminate()
+    assert proc.wait(timeout=10) == 0
+
+
+def test_timed_out_line_and_answer_say_so(slow_server, browser):
+    open_page(browser, page_url(slow_server, "connect-four", "7x5"))
+    page = shown(browser)
+    # The start's answer comes from the book; its line timed out, and the
+    # page says so (not "the game is over").
+    assert page["error"] == ""
+    assert page["value"] == "0" and len(page["buttons"]) == 7
+    assert page["line"] == "(timed out: no answer within the time limit of 0.5 s)"
+    # A move whose answer times out: the page says so, and shows nothing
+    # of the position before as if it were the new one's.
+    start = page["position"]
+    click_move(browser, "4", on_board=False)
+    page = shown(browser)
+    assert page["error"] == "the search timed out: no answer within the time limit of 0.5 s"
+    assert page["position"] not in ("", start)
+    assert (page["value"], page["to_move"], page["line"], page["buttons"], page["shapes"]) == \
+        ("", "", "", [], [])
+    assert not browser.execute_script("return document.body.dataset.busy")
+
+
+def test_the_page_says_who_plays_which_pieces(server, browser):
+    # The page names no game: the description comes from /api/info.
+    open_page(browser, page_url(server, "connect-four", "5x4"))
+    about = browser.find_element(By.ID, "about").text
+    assert "Connect Four" in about
+    assert "X: red stones" in about and "O: yellow stones" in about
+    open_page(browser, page_url(server, "british-square", "4x4"))
+    assert "X: crosses" in browser.find_element(By.ID, "about").text
+
+
 def test_bad_position_in_link_shows_an_error(server, browser):
     open_page(browser, page_url(server, "british-square", "4x4", "not a position"))
     error = browser.find_element(By.ID, "error").text

@@ -89,6 +89,13 @@ test("lines, moves and info agree with query", async () => {
   const info = await tb.info();
   const want = JSON.parse(execFileSync(join(bin, "query"), ["--db", path, "info", "--json"], { encoding: "utf8" }));
   assert.deepEqual({ ...info, db: want.db }, want);
+  const served = await tb.served();
+  assert.equal(served.game, want.game);
+  assert.equal(served.records, want.records);
+  assert.equal(served.file, true);
+  assert.deepEqual(served.players.map((p) => p.name), ["X", "O"]);
+  assert.match(served.players[0].pieces, /crosses/);
+  assert.match(served.about, /^British Square: /);
   assert.match(await tb.svg("start"), /^<svg/);
   await tb.close();
 });

@@ -283,6 +283,13 @@ export class Tablebase {
     return this.run((t) => t.svg(position));
   }
 
+  /// The game, as `query serve`'s `GET /api/info` lists it (parsed):
+  /// `{game, variant, records, complete, searched_past_the_book, file,
+  /// about, players: [{name, pieces}, ...]}`.
+  async served() {
+    return JSON.parse(await this.run((t) => t.servedJson()));
+  }
+
   /// What `query info --json` says about the file (parsed).
   async info() {
     return JSON.parse(await this.run((t) => t.infoJson()));

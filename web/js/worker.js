@@ -7,8 +7,9 @@
 //   worker.postMessage({ id: 1, op: "position", db: 0, p: "start" });
 //
 // Messages to the worker: {id, op, db, p, m}, op one of
-//   "info"      {databases: [{game, variant, records, complete, searched_past_the_book}]}
-//               (the body of GET /api/info; opens every database)
+//   "info"      {databases: [{game, variant, records, complete, searched_past_the_book,
+//               file, about, players}]} (the body of GET /api/info; opens every
+//               database)
 //   "position"  the answer `query --json` prints (GET /api/position), parsed
 //   "svg"       the picture `query --svg` draws, as text (an error when the
 //               game has none, as serve's 404)
@@ -129,13 +130,7 @@ async function answer({ id, op, db, p, m }) {
     const all = await Promise.all(files.map((_, i) => table(i)));
     postMessage({ started: id });
     return {
-      databases: all.map((tb) => ({
-        game: tb.game,
-        variant: tb.variant,
-        records: tb.records,
-        complete: tb.complete,
-        searched_past_the_book: tb.searchedPastTheBook,
-      })),
+      databases: await Promise.all(all.map((tb) => tb.served())),
     };
   }
   if (!["position", "svg", "line", "play"].includes(op)) throw new Error(`no such request: ${op}`);

@@ -183,6 +183,13 @@ impl Table {
         self.tb.svg(position).map_err(js_error)
     }
 
+    /// The game served from this file, as `query serve`'s `GET /api/info`
+    /// lists it (one entry of its `databases`).
+    #[wasm_bindgen(js_name = servedJson)]
+    pub fn served_json(&self) -> String {
+        self.tb.served_json()
+    }
+
     /// What `query info --json` says about the file.
     #[wasm_bindgen(js_name = infoJson)]
     pub fn info_json(&self) -> Result<String, JsError> {

@@ -2,6 +2,7 @@
 
 mod basics;
 mod batch_garbage;
+mod changed_underneath;
 mod common;
 mod connect_four_cli;
 mod corruption;
@@ -17,5 +18,7 @@ mod play_cli;
 mod probe_agrees;
 mod python_reader;
 mod serve;
+mod serve_limits;
 mod stats_cli;
 mod svg_color_cli;
+mod table_bits;

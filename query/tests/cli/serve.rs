@@ -12,9 +12,9 @@ use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::BookOptions;
 
 /// A running server, stopped when dropped.
-struct Server {
-    child: Child,
-    addr: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
 }
 
 impl Drop for Server {
@@ -24,11 +24,16 @@ impl Drop for Server {
     }
 }
 
-fn serve(files: &[&Path], extra: &[&str]) -> Server {
+pub(crate) fn serve(files: &[&Path], extra: &[&str]) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_query"));
     for f in files {
         cmd.arg("--db").arg(f);
     }
+    started(cmd, extra)
+}
+
+/// Starts `cmd serve --addr 127.0.0.1:0 extra...` and waits for its address.
+pub(crate) fn started(mut cmd: Command, extra: &[&str]) -> Server {
     let mut child = cmd
         .arg("serve")
         .args(["--addr", "127.0.0.1:0"])
@@ -50,7 +55,7 @@ fn serve(files: &[&Path], extra: &[&str]) -> Server {
 }
 
 /// `GET target`: the status and the body.
-fn get(addr: &str, target: &str) -> (u16, String) {
+pub(crate) fn get(addr: &str, target: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     write!(
         s,
@@ -65,7 +70,7 @@ fn get(addr: &str, target: &str) -> (u16, String) {
 }
 
 /// Percent-encodes a query value.
-fn enc(s: &str) -> String {
+pub(crate) fn enc(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
@@ -76,7 +81,7 @@ fn enc(s: &str) -> String {
         .collect()
 }
 
-fn write_db(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBuf {
+pub(crate) fn write_db(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBuf {
     let game = AnyGame::new(name, variant).unwrap();
     let solved = match depth {
         Some(d) => game
@@ -92,7 +97,7 @@ fn write_db(dir: &Path, name: &str, variant: &str, depth: Option<u32>) -> PathBu
 }
 
 /// `query --db FILE --json POSITION`'s line.
-fn query_line(db: &Path, position: &str) -> String {
+pub(crate) fn query_line(db: &Path, position: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_query"))
         .arg("--db")
         .arg(db)
@@ -236,7 +241,7 @@ fn answers_and_errors_over_http() {
                 "/api/position?game=british-square&p=x&pad={}",
                 "b".repeat(9000)
             ),
-            413,
+            414,
         ),
     ] {
         let (status, body) = get(a, &target);
@@ -264,11 +269,9 @@ fn many_clients_at_once() {
     });
 }
 
-#[test]
-fn a_search_past_its_time_limit_is_503() {
-    // A Connect Four 7x6 "book" of the start alone: every other position is
-    // a search of a nearly empty board, far longer than the limit.
-    let dir = tempfile::tempdir().unwrap();
+/// A Connect Four 7x6 "book" of the start alone: every other position is
+/// a search of a nearly empty board, far longer than any time limit here.
+pub(crate) fn start_only_book(dir: &Path) -> PathBuf {
     let game = AnyGame::new("connect-four", "7x6").unwrap();
     let desc = game.game().descriptor();
     let layout = RecordLayout::for_game(desc);
@@ -289,8 +292,15 @@ fn a_search_past_its_time_limit_is_503() {
         layer_sizes: vec![1],
         complete: false,
     };
-    let path = dir.path().join("c4.db");
+    let path = dir.join("c4.db");
     boardsolve::db::write_database(&path, desc, &book.into()).unwrap();
+    path
+}
+
+#[test]
+fn a_search_past_its_time_limit_is_503() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = start_only_book(dir.path());
     let server = serve(&[&path], &["--time-limit", "0.2"]);
     let (status, body) = get(&server.addr, "/api/position?p=4");
     assert_eq!(status, 503, "{body}");

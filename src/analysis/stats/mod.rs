@@ -268,6 +268,13 @@ pub fn compute(
     };
 
     let counts = count_states(g, db);
+    // Counts read from bytes lost while they were read count nothing.
+    db.check_intact().map_err(|c| {
+        StatsError::Query(QueryError::Inconsistent {
+            position: g.format_position(g.start()),
+            reason: c.reason,
+        })
+    })?;
     if let Some((key, net, remoteness)) = counts.out_of_range {
         return Err(StatsError::Query(QueryError::Inconsistent {
             position: g.format_position(key),

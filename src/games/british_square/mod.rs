@@ -688,6 +688,13 @@ impl Game for BritishSquare {
         }
     }
 
+    fn player_pieces(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "crosses; moves first",
+            Player::Second => "rings",
+        }
+    }
+
     fn score(&self, s: u64, net: i32) -> i32 {
         let diff = self.x(s).count_ones() as i32 - self.o(s).count_ones() as i32;
         match self.to_move(s) {

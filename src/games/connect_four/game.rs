@@ -303,6 +303,13 @@ impl Game for ConnectFour {
         }
     }
 
+    fn player_pieces(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "red stones; moves first",
+            Player::Second => "yellow stones",
+        }
+    }
+
     fn score(&self, state: u64, net: i32) -> i32 {
         // A won position has no moves (net 0); its score is the loser's:
         // the negative of the winner's, fixed by the stones on the board.

@@ -4,7 +4,7 @@
 use super::field::TURNS;
 use super::search::{Solver, ENDGAME_TURNS};
 use super::Dandelions;
-use crate::core::Value;
+use crate::core::{Cancel, Value};
 use crate::solve::book::{BookError, BookGame};
 
 /// Each search thread has its own solver and table.
@@ -19,9 +19,23 @@ impl BookGame for Dandelions {
 
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
         // Entries are 16 bytes: half as many for the same memory.
-        Ok((0..n.max(1))
-            .map(|_| Solver::new(self.geometry().clone(), table_bits.saturating_sub(1)))
-            .collect())
+        let mut all = Vec::with_capacity(n.max(1));
+        for _ in 0..n.max(1) {
+            all.push(Solver::try_new(
+                self.geometry().clone(),
+                table_bits.saturating_sub(1),
+            )?);
+        }
+        Ok(all)
+    }
+
+    /// One table a searcher.
+    fn table_bytes(&self, n: usize, table_bits: u32) -> u64 {
+        (n.max(1) as u64).saturating_mul(Solver::table_bytes(table_bits.saturating_sub(1)))
+    }
+
+    fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
+        solver.set_cancel(cancel);
     }
 
     fn count_nodes(

@@ -430,6 +430,13 @@ impl Game for Dandelions {
         }
     }
 
+    fn player_pieces(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "plants a flower that seeds its lines; moves first",
+            Player::Second => "blows every seed one way, each direction once",
+        }
+    }
+
     fn score(&self, state: u64, net: i32) -> i32 {
         let f = self.f(state);
         if self.geo.is_over(&f) {

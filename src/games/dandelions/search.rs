@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::field::{Field, Geometry, TURNS};
+use crate::core::Cancel;
+use crate::solve::memory::{zeroed_words, TableError};
 
 /// `S` of a finished state with outcome `d`.
 #[inline]
@@ -40,7 +42,7 @@ pub fn decode(s: i32) -> (i32, u32) {
 pub struct Solver {
     geo: Geometry,
     /// Two words an entry: the key plus one (0: empty), and the bounds.
-    table: Vec<u64>,
+    table: Box<[u64]>,
     mask: usize,
     nodes: u64,
     /// States with at most this many turns left are not stored.
@@ -48,10 +50,22 @@ pub struct Solver {
     /// Where the search adds its nodes as it goes, in steps of
     /// [`NODE_REPORT`], for progress displays.
     counter: Option<Arc<AtomicU64>>,
+    /// What stops a search, looked at every [`STOP_CHECK`] nodes.
+    cancel: Option<Cancel>,
+    /// Set once the cancel flag is seen set: the search unwinds and stores
+    /// nothing more.
+    stopped: bool,
 }
 
 /// Nodes between two reports to a solver's node counter.
 pub const NODE_REPORT: u64 = 1 << 16;
+
+/// Nodes between two looks at the solver's [`Cancel`] (a node four turns
+/// from the end searches the last turns in one loop, so nodes are not
+/// cheap here).
+pub const STOP_CHECK: u64 = 1 << 10;
+
+const _: () = assert!(NODE_REPORT.is_multiple_of(STOP_CHECK));
 
 /// Entries with at most this many turns left are not stored: they are
 /// cheaper to search again than to look up.
@@ -64,16 +78,49 @@ pub const ENDGAME_TURNS: u32 = 5;
 impl Solver {
     /// A solver on `geo` with a table of `2^bits` entries (16 bytes each;
     /// `bits` is clamped to 10..=30). The table is mapped as it fills.
+    ///
+    /// # Panics
+    /// When the allocator refuses the table, as a `Vec` would
+    /// ([`Solver::try_new`] fails instead).
     pub fn new(geo: Geometry, bits: u32) -> Solver {
+        match Solver::try_new(geo, bits) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Solver::new`], failing when the allocator refuses the table.
+    pub fn try_new(geo: Geometry, bits: u32) -> Result<Solver, TableError> {
         let bits = bits.clamp(10, 30);
-        Solver {
+        Ok(Solver {
             geo,
-            table: vec![0; 2usize << bits],
+            table: zeroed_words(2usize << bits, bits)?,
             mask: (1usize << bits) - 1,
             nodes: 0,
             shallow: SHALLOW,
             counter: None,
-        }
+            cancel: None,
+            stopped: false,
+        })
+    }
+
+    /// The bytes of the table of a solver made with `bits`.
+    pub fn table_bytes(bits: u32) -> u64 {
+        16u64 << bits.clamp(10, 30)
+    }
+
+    /// Lets `cancel` stop the searches (or none): once it is set, a search
+    /// unwinds within a few thousand nodes and returns a meaningless
+    /// answer ([`Solver::stopped`] says so). The table keeps only what was
+    /// proved before.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// True when the last search was stopped by the solver's [`Cancel`]:
+    /// its answer means nothing.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Lets searches add their nodes to `counter` while they run (see
@@ -94,6 +141,7 @@ impl Solver {
 
     /// The exact outcome `D` (dandelions' side) and remoteness of a state.
     pub fn solve(&mut self, f: &Field) -> (i32, u32) {
+        self.stopped = false;
         if self.geo.is_over(f) {
             return (self.geo.final_score(f), 0);
         }
@@ -102,6 +150,9 @@ impl Solver {
         while lo < hi {
             let mid = lo + (hi - lo).div_euclid(2);
             let v = self.search(f, mid, mid + 1);
+            if self.stopped {
+                return (0, 0);
+            }
             if v <= mid {
                 hi = v.min(mid);
             } else {
@@ -116,6 +167,7 @@ impl Solver {
     /// left (at most [`ENDGAME_TURNS`]), faster than [`Solver::solve`]'s
     /// bisection, and with the same answer.
     pub fn solve_endgame(&mut self, f: &Field) -> (i32, u32) {
+        self.stopped = false;
         if self.geo.is_over(f) {
             return (self.geo.final_score(f), 0);
         }
@@ -124,16 +176,37 @@ impl Solver {
         let (lo, hi) = (final_s(-(self.geo.cells() as i32)), final_s(7));
         let v = self.search(f, lo - 1, hi + 1);
         self.shallow = saved;
+        if self.stopped {
+            return (0, 0);
+        }
         decode(v)
     }
 
     /// True when the dandelions win from the state (`D > 0`): one null
     /// window around zero.
     pub fn dandelions_win(&mut self, f: &Field) -> bool {
+        self.stopped = false;
         if self.geo.is_over(f) {
             return self.geo.final_score(f) > 0;
         }
         self.search(f, 0, 1) > 0
+    }
+
+    /// Every [`STOP_CHECK`] nodes: reports the nodes (every
+    /// [`NODE_REPORT`]) and looks at the cancel flag. True when the search
+    /// is to stop.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self) -> bool {
+        if self.nodes.is_multiple_of(NODE_REPORT) {
+            if let Some(c) = &self.counter {
+                c.fetch_add(NODE_REPORT, Ordering::Relaxed);
+            }
+        }
+        if self.cancel.as_ref().is_some_and(Cancel::is_cancelled) {
+            self.stopped = true;
+        }
+        self.stopped
     }
 
     fn canonical(&self, f: &Field) -> u64 {
@@ -343,10 +416,8 @@ impl Solver {
     /// value `>= beta` a lower bound, anything between exact.
     fn search(&mut self, f: &Field, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(NODE_REPORT) {
-            if let Some(c) = &self.counter {
-                c.fetch_add(NODE_REPORT, Ordering::Relaxed);
-            }
+        if self.nodes.is_multiple_of(STOP_CHECK) && self.checkpoint() {
+            return 0;
         }
         let geo = &self.geo;
         let covered = f.covered();
@@ -437,6 +508,10 @@ impl Solver {
                     dirs: f.dirs,
                 };
                 let v = shrink(self.search(&child, alpha - 1, beta + 1));
+                if self.stopped {
+                    // Unwinding: what this node saw proves nothing.
+                    return 0;
+                }
                 best = best.max(v);
                 alpha = alpha.max(v);
                 if alpha >= beta {
@@ -464,6 +539,9 @@ impl Solver {
                     dirs: f.dirs | 1 << d,
                 };
                 let v = shrink(self.search(&child, alpha - 1, beta + 1));
+                if self.stopped {
+                    return 0;
+                }
                 best = best.min(v);
                 beta = beta.min(v);
                 if alpha >= beta {

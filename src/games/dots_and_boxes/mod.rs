@@ -560,6 +560,13 @@ impl Game for DotsAndBoxes {
         }
     }
 
+    fn player_pieces(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "moves first; each box closed scores and moves again",
+            Player::Second => "moves second",
+        }
+    }
+
     fn score(&self, _state: u64, net: i32) -> i32 {
         net
     }

@@ -47,8 +47,9 @@ mod chains;
 mod table;
 
 use super::DotsAndBoxes;
-use crate::core::Value;
+use crate::core::{Cancel, Game, Value};
 use crate::solve::book::{BookError, BookGame};
+use crate::solve::memory::TableError;
 use chains::{simple_endgame_value, Counts, LOOP};
 use table::{Entry, Table, NO_MOVE};
 
@@ -414,6 +415,9 @@ struct Scan {
 /// The nodes a solver counts before it adds them to a shared counter.
 const COUNT_EVERY: u64 = 1 << 14;
 
+/// Nodes between two looks at the solver's [`Cancel`].
+pub const STOP_CHECK: u64 = 1 << 12;
+
 /// Nodes with at most this many free edges skip the table.
 const SMALL: u32 = 6;
 
@@ -424,20 +428,58 @@ pub struct Solver {
     nodes: u64,
     counted: u64,
     counter: Option<Arc<AtomicU64>>,
+    /// What stops a search, looked at every [`STOP_CHECK`] nodes.
+    cancel: Option<Cancel>,
+    /// Set once the cancel flag is seen set: the search unwinds and stores
+    /// nothing more.
+    stopped: bool,
 }
 
 impl Solver {
     /// A solver of `game`'s positions with a table of `2^bits` entries (8
     /// bytes each; at least 4, and at least `2^(edges - 38)` so that an
     /// entry holds what its bucket does not say of the key).
+    ///
+    /// # Panics
+    /// When the allocator refuses the table, as a `Vec` would
+    /// ([`Solver::try_new`] fails instead).
     pub fn new(game: &DotsAndBoxes, bits: u32) -> Solver {
-        Solver {
+        match Solver::try_new(game, bits) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Solver::new`], failing when the allocator refuses the table.
+    pub fn try_new(game: &DotsAndBoxes, bits: u32) -> Result<Solver, TableError> {
+        Ok(Solver {
             board: Board::new(game),
-            table: Table::new(game.edges, bits),
+            table: Table::new(game.edges, bits)?,
             nodes: 0,
             counted: 0,
             counter: None,
-        }
+            cancel: None,
+            stopped: false,
+        })
+    }
+
+    /// The bytes of the table of a solver of `game` made with `bits`.
+    pub fn table_bytes(game: &DotsAndBoxes, bits: u32) -> u64 {
+        Table::bytes(game.edges, bits)
+    }
+
+    /// Lets `cancel` stop the searches (or none): once it is set, a search
+    /// unwinds within a few thousand nodes and returns a meaningless value
+    /// ([`Solver::stopped`] says so). The table keeps only what was proved
+    /// before.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// True when the last search was stopped by the solver's [`Cancel`]:
+    /// its value means nothing.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Empties the table (the next search starts from nothing).
@@ -464,6 +506,7 @@ impl Solver {
     /// [`Solver::value`], testing values from `guess` outwards: exact
     /// whatever the guess, quicker the closer it is.
     pub fn value_near(&mut self, state: u64, guess: i32) -> i32 {
+        self.stopped = false;
         let open = self.board.open_boxes(state);
         // Every value has the parity of the boxes left; bounds that are
         // reached are rounded inwards to it.
@@ -480,6 +523,9 @@ impl Solver {
                 t = if t < hi { t + 1 } else { t - 1 };
             }
             let r = self.search(state, t - 1, t);
+            if self.stopped {
+                return 0;
+            }
             if r >= t {
                 lo = if parity(r) { r } else { r + 1 };
                 t = lo + 2;
@@ -491,7 +537,10 @@ impl Solver {
         lo
     }
 
-    fn count(&mut self) {
+    /// Counts a node; every [`STOP_CHECK`] nodes, looks at the cancel
+    /// flag. True when the search is to stop.
+    #[inline]
+    fn count(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes - self.counted >= COUNT_EVERY {
             if let Some(c) = &self.counter {
@@ -499,12 +548,21 @@ impl Solver {
             }
             self.counted = self.nodes;
         }
+        if self.nodes.is_multiple_of(STOP_CHECK)
+            && self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+        {
+            self.stopped = true;
+        }
+        self.stopped
     }
 
     /// The value of `state` if it lies in `(alpha, beta)`; otherwise a
-    /// bound on the same side of the window (fail-soft).
+    /// bound on the same side of the window (fail-soft). Once the search
+    /// is stopped, a meaningless value at once.
     fn search(&mut self, mut state: u64, alpha: i32, beta: i32) -> i32 {
-        self.count();
+        if self.count() {
+            return 0;
+        }
         // Free captures first: they are as good as any move.
         let mut gained = 0;
         loop {
@@ -624,6 +682,10 @@ impl Solver {
             } else {
                 -self.search(child, -beta, -alpha)
             };
+            if self.stopped {
+                // Unwinding: what this node saw proves nothing.
+                return 0;
+            }
             if v > best {
                 best = v;
                 best_move = e as u8;
@@ -670,6 +732,14 @@ impl Solver {
     }
 }
 
+/// Each of `n` searchers' share of `2^table_bits` words, rounded down to a
+/// power of two (at least `2^10`).
+fn share(n: usize, table_bits: u32) -> u32 {
+    table_bits
+        .saturating_sub(n.max(1).next_power_of_two().trailing_zeros())
+        .max(10)
+}
+
 impl BookGame for DotsAndBoxes {
     type Searcher = Solver;
 
@@ -681,15 +751,31 @@ impl BookGame for DotsAndBoxes {
     }
 
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
-        if !self.table_bits_range().contains(&table_bits) {
-            return Err(BookError::Searcher(format!(
-                "a table of 2^{table_bits} words: the size must be 2^11 to 2^34 words"
-            )));
+        let range = self.table_bits_range();
+        if !range.contains(&table_bits) {
+            return Err(TableError::OutOfRange {
+                bits: table_bits,
+                game: format!("{} {}", self.descriptor().name, self.descriptor().variant),
+                min: *range.start(),
+                max: *range.end(),
+            }
+            .into());
         }
         let n = n.max(1);
-        // Each searcher's share, rounded down to a power of two.
-        let share = table_bits.saturating_sub(n.next_power_of_two().trailing_zeros());
-        Ok((0..n).map(|_| Solver::new(self, share.max(10))).collect())
+        let mut all = Vec::with_capacity(n);
+        for _ in 0..n {
+            all.push(Solver::try_new(self, share(n, table_bits))?);
+        }
+        Ok(all)
+    }
+
+    fn table_bytes(&self, n: usize, table_bits: u32) -> u64 {
+        let n = n.max(1);
+        (n as u64).saturating_mul(Solver::table_bytes(self, share(n, table_bits)))
+    }
+
+    fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
+        solver.set_cancel(cancel);
     }
 
     fn count_nodes(&self, solver: &mut Solver, counter: Arc<AtomicU64>) {

@@ -375,10 +375,9 @@ fn search_layer<G: BookGame>(
     let mut values = vec![Value::TERMINAL; keys.len()];
     // Every option is checked (the searchers set up) before the first byte
     // of a checkpoint is written.
-    let mut searchers = game.searchers(
-        options.searchers.max(1).min(keys.len().max(1)),
-        options.table_bits,
-    )?;
+    let n = options.searchers.max(1).min(keys.len().max(1));
+    game.check_tables(n, options.table_bits)?;
+    let mut searchers = game.searchers(n, options.table_bits)?;
     let note = |m: &str| progress.note(m);
     let mut checkpoint = match &options.checkpoint {
         Some(path) => Some(Checkpoint::open(path, game, depth, &note)?),

@@ -27,7 +27,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::core::layout::LayoutOverflow;
-use crate::core::{BookSource, Corrupted, Game, Value};
+use crate::core::{BookSource, Cancel, Corrupted, Game, Value};
+use crate::solve::memory::TableError;
 
 #[cfg(feature = "engine")]
 mod build;
@@ -51,7 +52,46 @@ pub trait BookGame: Game + Sync {
 
     /// `n >= 1` searchers for `n` threads, with transposition tables of
     /// `2^table_bits` entries (shared among them where the game can).
+    /// Fails on a size out of [`BookGame::table_bits_range`], and when the
+    /// allocator refuses the memory ([`BookError::Table`]); the memory the
+    /// system has available is the caller's to check first
+    /// ([`BookGame::table_bytes`], [`crate::solve::memory::check_fits`]).
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Self::Searcher>, BookError>;
+
+    /// The memory, in bytes, of the tables of what
+    /// [`BookGame::searchers`]`(n, table_bits)` makes: all of it once the
+    /// searches have filled them.
+    fn table_bytes(&self, n: usize, table_bits: u32) -> u64;
+
+    /// Checks, before anything is allocated, that `n` searchers with
+    /// tables of `2^table_bits` entries can be made: the size in
+    /// [`BookGame::table_bits_range`], and [`BookGame::table_bytes`] within
+    /// the memory the system has available. Returns those bytes.
+    fn check_tables(&self, n: usize, table_bits: u32) -> Result<u64, TableError> {
+        let range = self.table_bits_range();
+        if !range.contains(&table_bits) {
+            let d = self.descriptor();
+            return Err(TableError::OutOfRange {
+                bits: table_bits,
+                game: format!("{} {}", d.name, d.variant),
+                min: *range.start(),
+                max: *range.end(),
+            });
+        }
+        let bytes = self.table_bytes(n.max(1), table_bits);
+        crate::solve::memory::check_fits(table_bits, bytes)?;
+        Ok(bytes)
+    }
+
+    /// Lets `cancel` stop `searcher`'s searches (or nothing): a search
+    /// looks at it every few thousand nodes and, once it is set, unwinds at
+    /// once and returns a meaningless value (the caller, which sees
+    /// `cancel` set, throws it away). What the searcher keeps (its table)
+    /// holds only what was proved before the stop. Games whose search
+    /// cannot stop ignore it.
+    fn set_cancel(&self, searcher: &mut Self::Searcher, cancel: Option<Cancel>) {
+        let _ = (searcher, cancel);
+    }
 
     /// The exact value of `state` (canonical, with legal moves) for its side
     /// to move.
@@ -145,9 +185,13 @@ pub enum BookError {
         /// What is there.
         kind: &'static str,
     },
-    /// The searchers could not be set up (e.g. a table size out of range).
+    /// The searchers could not be set up.
     #[error("cannot set up the search: {0}")]
     Searcher(String),
+    /// The searchers' tables were refused: a size out of range, larger
+    /// than the memory available, or refused by the allocator.
+    #[error("table bits {bits}: {error}", bits = .0.bits(), error = .0)]
+    Table(#[from] TableError),
     /// A value does not fit the record layout (a bug).
     #[error(transparent)]
     Overflow(#[from] LayoutOverflow),

@@ -228,6 +228,7 @@ fn search_deepest<G: BookGame>(
     let mut found = vec![false; keys.len()];
     // Every option is checked (the searchers set up) before the first byte
     // of a checkpoint is written.
+    game.check_tables(options.searchers.max(1), options.table_bits)?;
     let searchers = game.searchers(options.searchers.max(1), options.table_bits)?;
     let note = |m: &str| progress.note(m);
     let mut checkpoint = match (&options.checkpoint, me) {

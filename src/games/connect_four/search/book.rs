@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use super::{BookScores, Solver};
-use crate::core::{BookSource, Corrupted, Game, Value};
+use crate::core::{BookSource, Cancel, Corrupted, Game, Value};
 use crate::games::connect_four::ConnectFour;
 use crate::solve::book::{BookError, BookGame};
+use crate::solve::memory::TableError;
 
 /// The book's deepest layer is searched with the exact solver; the search
 /// threads share one transposition table.
@@ -19,11 +20,28 @@ impl BookGame for ConnectFour {
     }
 
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {
-        let first =
-            Solver::with_table_bits(table_bits).map_err(|e| BookError::Searcher(e.to_string()))?;
+        let first = Solver::with_table_bits(table_bits).map_err(|e| match e {
+            TableError::OutOfRange { bits, min, max, .. } => TableError::OutOfRange {
+                bits,
+                game: format!("{} {}", self.descriptor().name, self.descriptor().variant),
+                min,
+                max,
+            },
+            e => e,
+        })?;
         let mut all: Vec<Solver> = (1..n).map(|_| first.sharing()).collect();
         all.push(first);
         Ok(all)
+    }
+
+    /// One table for all: `2^table_bits` words, and the first solver's log
+    /// of the entries it fills (a sixteenth of them, 4 bytes each).
+    fn table_bytes(&self, _n: usize, table_bits: u32) -> u64 {
+        (8u64 << table_bits) + (4u64 << table_bits) / 16
+    }
+
+    fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
+        solver.set_cancel(cancel);
     }
 
     fn count_nodes(

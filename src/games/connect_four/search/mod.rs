@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use super::bits::{self, Geometry, Standard};
 use super::board::{Bitboard, Variant};
+use crate::core::Cancel;
+use crate::solve::memory::TableError;
 use table::Table;
 
 /// Exact scores from an opening book, for the search to take at the nodes
@@ -91,17 +93,9 @@ impl BookScores {
     }
 }
 
-/// A table size outside the supported range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "transposition table of 2^{bits} entries: the size must be 2^{} to 2^{} entries",
-    table::MIN_BITS,
-    table::MAX_BITS
-)]
-pub struct TableSizeError {
-    /// The rejected `log2` of the number of entries.
-    pub bits: u32,
-}
+/// A table size outside the supported range ([`TableError::OutOfRange`]),
+/// or one the allocator refused ([`TableError::Alloc`]).
+pub type TableSizeError = TableError;
 
 /// An exact Connect Four solver for any [`Variant`].
 ///
@@ -117,6 +111,10 @@ pub struct Solver {
     book: Option<Arc<BookScores>>,
     /// Where a search adds its nodes as it goes, for progress displays.
     counter: Option<Arc<AtomicU64>>,
+    /// What stops a search before it ends.
+    cancel: Option<Cancel>,
+    /// True when the last search was stopped.
+    stopped: bool,
 }
 
 impl Default for Solver {
@@ -131,27 +129,42 @@ impl Solver {
     pub const DEFAULT_TABLE_BITS: u32 = 24;
 
     /// A solver with the default table size.
+    ///
+    /// # Panics
+    /// When the allocator refuses the table's 128 MiB (of address space:
+    /// the pages are mapped as the table fills), as a `Vec` would.
     pub fn new() -> Solver {
-        Solver::build(Solver::DEFAULT_TABLE_BITS)
-    }
-
-    /// A solver with a table of `2^bits` entries of 8 bytes (20 to 32).
-    pub fn with_table_bits(bits: u32) -> Result<Solver, TableSizeError> {
-        if (table::MIN_BITS..=table::MAX_BITS).contains(&bits) {
-            Ok(Solver::build(bits))
-        } else {
-            Err(TableSizeError { bits })
+        match Solver::with_table_bits(Solver::DEFAULT_TABLE_BITS) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
         }
     }
 
-    fn build(bits: u32) -> Solver {
-        Solver {
-            table: Table::new(bits),
+    /// The `log2` of the table entries [`Solver::with_table_bits`] takes.
+    pub const TABLE_BITS: std::ops::RangeInclusive<u32> = table::MIN_BITS..=table::MAX_BITS;
+
+    /// A solver with a table of `2^bits` entries of 8 bytes (20 to 32):
+    /// an error for a size out of that range or one the allocator refuses
+    /// (the memory the system has available is the caller's to check:
+    /// [`crate::solve::memory::check_fits`]).
+    pub fn with_table_bits(bits: u32) -> Result<Solver, TableSizeError> {
+        if !Solver::TABLE_BITS.contains(&bits) {
+            return Err(TableError::OutOfRange {
+                bits,
+                game: "connect-four".to_owned(),
+                min: table::MIN_BITS,
+                max: table::MAX_BITS,
+            });
+        }
+        Ok(Solver {
+            table: Table::new(bits)?,
             nodes: 0,
             variant: None,
             book: None,
             counter: None,
-        }
+            cancel: None,
+            stopped: false,
+        })
     }
 
     /// Another solver on the same transposition table, to search at the same
@@ -164,6 +177,8 @@ impl Solver {
             variant: self.variant,
             book: self.book.clone(),
             counter: self.counter.clone(),
+            cancel: self.cancel.clone(),
+            stopped: false,
         }
     }
 
@@ -212,6 +227,21 @@ impl Solver {
     /// Sets the node counter back to zero.
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
+    }
+
+    /// Lets `cancel` stop the searches (or none): every few thousand nodes
+    /// a search looks at it, and once it is set the search unwinds at once
+    /// and returns a meaningless score ([`Solver::stopped`] then says so,
+    /// and `cancel` stays set). The table keeps only what was proved
+    /// before the stop, so later searches stay exact.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// True when the last search was stopped by the solver's
+    /// [`Cancel`] before it ended: its score means nothing.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// The exact score of `position` for the side to move: 0 for a draw,
@@ -291,6 +321,7 @@ impl Solver {
     }
 
     fn run(&mut self, position: &Bitboard, weak: bool, guess: Option<i32>) -> i32 {
+        self.stopped = false;
         let v = position.variant();
         if self.variant != Some(v) {
             // Keys of different board sizes mean different positions.
@@ -322,14 +353,16 @@ impl Solver {
             }
         }
         let (current, mask) = (position.current(), position.mask());
-        let (score, nodes) = if v == Variant::STANDARD {
-            Search::new(Standard, &mut self.table, book, self.counter.as_deref())
+        let (counter, cancel) = (self.counter.as_deref(), self.cancel.as_ref());
+        let (score, nodes, stopped) = if v == Variant::STANDARD {
+            Search::new(Standard, &mut self.table, book, counter, cancel)
                 .root(current, mask, moves, weak, guess)
         } else {
-            Search::new(v.geometry(), &mut self.table, book, self.counter.as_deref())
+            Search::new(v.geometry(), &mut self.table, book, counter, cancel)
                 .root(current, mask, moves, weak, guess)
         };
         self.nodes += nodes;
+        self.stopped = stopped;
         score
     }
 }
@@ -357,10 +390,21 @@ struct Search<'t, G: Geometry> {
     book_depth: i32,
     /// Where the nodes are reported as the search goes.
     counter: Option<&'t AtomicU64>,
+    /// What stops the search, looked at every [`STOP_CHECK`] nodes.
+    cancel: Option<&'t Cancel>,
+    /// Set once `cancel` is seen set: every node returns at once, and
+    /// nothing more is stored.
+    stopped: bool,
 }
 
 /// Nodes between two reports to a solver's node counter.
 pub const NODE_REPORT: u64 = 1 << 16;
+
+/// Nodes between two looks at the solver's [`Cancel`]: a few
+/// milliseconds of search at most.
+pub const STOP_CHECK: u64 = 1 << 12;
+
+const _: () = assert!(NODE_REPORT.is_multiple_of(STOP_CHECK));
 
 impl<'t, G: Geometry> Search<'t, G> {
     fn new(
@@ -368,6 +412,7 @@ impl<'t, G: Geometry> Search<'t, G> {
         table: &'t mut Table,
         book: Option<&'t BookScores>,
         counter: Option<&'t AtomicU64>,
+        cancel: Option<&'t Cancel>,
     ) -> Self {
         let mut order = [0; 16];
         for (i, c) in bits::centre_order(g.width()).into_iter().enumerate() {
@@ -381,7 +426,26 @@ impl<'t, G: Geometry> Search<'t, G> {
             book,
             book_depth: book.map_or(-1, |b| b.depth as i32),
             counter,
+            cancel,
+            stopped: false,
         }
+    }
+
+    /// Every [`STOP_CHECK`] nodes: reports the nodes (every
+    /// [`NODE_REPORT`]) and looks at the cancel flag. True when the search
+    /// is to stop.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self) -> bool {
+        if self.nodes.is_multiple_of(NODE_REPORT) {
+            if let Some(c) = self.counter {
+                c.fetch_add(NODE_REPORT, Ordering::Relaxed);
+            }
+        }
+        if self.cancel.is_some_and(Cancel::is_cancelled) {
+            self.stopped = true;
+        }
+        self.stopped
     }
 
     /// The score of a position whose side to move cannot win at once and
@@ -401,7 +465,7 @@ impl<'t, G: Geometry> Search<'t, G> {
         moves: i32,
         weak: bool,
         guess: Option<i32>,
-    ) -> (i32, u64) {
+    ) -> (i32, u64, bool) {
         let cells = self.g.cells();
         let (mut min, mut max) = if weak {
             (-1, 1)
@@ -415,6 +479,9 @@ impl<'t, G: Geometry> Search<'t, G> {
             let mut last_up: Option<bool> = None;
             while min < max {
                 let r = self.negamax(current, mask, moves, med, med + 1);
+                if self.stopped {
+                    return (0, self.nodes, true);
+                }
                 let up = r > med;
                 if up {
                     min = r;
@@ -445,13 +512,16 @@ impl<'t, G: Geometry> Search<'t, G> {
                 med = max / 2;
             }
             let r = self.negamax(current, mask, moves, med, med + 1);
+            if self.stopped {
+                return (0, self.nodes, true);
+            }
             if r <= med {
                 max = r;
             } else {
                 min = r;
             }
         }
-        (min, self.nodes)
+        (min, self.nodes, false)
     }
 
     /// Alpha-beta negamax on a position where the side to move cannot win
@@ -468,10 +538,8 @@ impl<'t, G: Geometry> Search<'t, G> {
     ) -> i32 {
         debug_assert!(alpha < beta);
         self.nodes += 1;
-        if self.nodes.is_multiple_of(NODE_REPORT) {
-            if let Some(c) = self.counter {
-                c.fetch_add(NODE_REPORT, Ordering::Relaxed);
-            }
+        if self.nodes.is_multiple_of(STOP_CHECK) && self.checkpoint() {
+            return 0;
         }
         let g = self.g;
         let cells = g.cells();
@@ -588,6 +656,10 @@ impl<'t, G: Geometry> Search<'t, G> {
 
         for &(mv, _, _) in &buf[..n] {
             let score = -self.negamax(current ^ mask, mask | mv, moves + 1, -beta, -alpha);
+            if self.stopped {
+                // Unwinding: what this node saw proves nothing.
+                return 0;
+            }
             if score >= beta {
                 if use_table {
                     self.table.put(key, score, highest, cells - moves);

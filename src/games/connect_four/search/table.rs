@@ -40,6 +40,8 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
+use crate::solve::memory::{zeroed_words, TableError};
+
 /// Smallest table: the check (64 bits minus those of the bucket) must fit
 /// in 46 bits beside the two bounds and at least 2 bits of work.
 pub(crate) const MIN_BITS: u32 = 20;
@@ -77,13 +79,13 @@ pub(crate) struct Table {
 
 impl Table {
     /// A table of `2^bits` entries, `MIN_BITS <= bits <= MAX_BITS` (the
-    /// caller checks).
-    pub(crate) fn new(bits: u32) -> Table {
+    /// caller checks), or the allocator's refusal.
+    pub(crate) fn new(bits: u32) -> Result<Table, TableError> {
         debug_assert!((MIN_BITS..=MAX_BITS).contains(&bits));
         let len = 1usize << bits;
         // Zeroed allocation: the pages are mapped lazily, so an unused
         // table costs no memory.
-        let entries = zeroed_atomics(len + 8);
+        let entries = zeroed_atomics(len + 8, bits)?;
         advise_huge_pages(&entries);
         let misalign = (entries.as_ptr() as usize % 64) / 8;
         let base = (8 - misalign) % 8;
@@ -91,7 +93,7 @@ impl Table {
         // The check takes `shift` bits; the work what is left, at most 6
         // bits (enough for 64 empty cells).
         let work_bits = (48 - shift).min(6);
-        Table {
+        Ok(Table {
             entries,
             base,
             bits,
@@ -103,7 +105,7 @@ impl Table {
             touched: Vec::new(),
             touched_limit: len / 16,
             overflow: false,
-        }
+        })
     }
 
     /// Another handle on the same entries, for a search running at the same
@@ -272,14 +274,15 @@ const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u6
 
 /// `len` zeroed atomic words, from a zeroed allocation (which the kernel
 /// maps lazily, so an unused table costs no memory, where building the
-/// atomics one by one would touch every page).
-fn zeroed_atomics(len: usize) -> Arc<Box<[AtomicU64]>> {
-    let words: Box<[u64]> = vec![0u64; len].into_boxed_slice();
+/// atomics one by one would touch every page); an error, not an abort,
+/// when the allocator refuses.
+fn zeroed_atomics(len: usize, bits: u32) -> Result<Arc<Box<[AtomicU64]>>, TableError> {
+    let words: Box<[u64]> = zeroed_words(len, bits)?;
     let raw = Box::into_raw(words) as *mut [AtomicU64];
     // SAFETY: same size, alignment (asserted above) and bit validity; the
     // box is reconstituted from the pointer it was turned into.
     let atomics: Box<[AtomicU64]> = unsafe { Box::from_raw(raw) };
-    Arc::new(atomics)
+    Ok(Arc::new(atomics))
 }
 
 /// Asks the kernel to back the table with huge pages: every probe lands on
@@ -298,7 +301,7 @@ mod tests {
 
     #[test]
     fn stores_merges_and_clears() {
-        let mut t = Table::new(MIN_BITS);
+        let mut t = Table::new(MIN_BITS).expect("small table");
         assert_eq!(t.get(12345), None);
         t.put(12345, -3, 5, 30);
         assert_eq!(t.get(12345), Some((-3, 5)));
@@ -337,7 +340,7 @@ mod tests {
     #[test]
     fn buckets_sit_in_one_cache_line() {
         for bits in [MIN_BITS, 22] {
-            let t = Table::new(bits);
+            let t = Table::new(bits).expect("small table");
             let first = t.entries[t.base..].as_ptr() as usize;
             assert_eq!(first % 64, 0);
             assert!(t.entries.len() >= t.base + (1 << bits));

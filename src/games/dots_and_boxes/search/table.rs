@@ -21,7 +21,8 @@
 //! first in, first out. A new position worth at least the lesser entry of
 //! the first tier takes its place and moves it down to the second.
 
-use crate::core::platform::advise_huge_pages;
+use crate::core::platform::advise_huge_pages_raw;
+use crate::solve::memory::{zeroed_words, TableError};
 
 const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Entries per bucket.
@@ -74,7 +75,7 @@ pub(super) struct Place {
 pub(super) struct Table {
     /// Eight words more than the table, so that it can start on a cache
     /// line (zeroed memory, handed over as it is touched).
-    words: Vec<u64>,
+    words: Box<[u64]>,
     /// The index of the first word of the table in `words`.
     base: usize,
     /// The key's bits: `2^E - 1`.
@@ -86,23 +87,36 @@ pub(super) struct Table {
 }
 
 impl Table {
-    /// A table for keys of `edges` bits with `2^bits` entries, or more when
-    /// the check would not fit otherwise.
-    pub(super) fn new(edges: u32, bits: u32) -> Table {
+    /// The `log2` of the buckets of a table for keys of `edges` bits with
+    /// `2^bits` entries asked for: more when the check would not fit
+    /// otherwise, never more buckets than keys.
+    fn bucket_bits(edges: u32, bits: u32) -> u32 {
         let edges = edges.clamp(1, 63);
         let bits = bits.max(edges.saturating_sub(CHECK_BITS - 2)).max(2);
-        // Never more buckets than keys.
-        let bucket_bits = (bits - 2).min(edges);
-        let words = vec![0u64; (WAYS << bucket_bits) + 8];
-        advise_huge_pages(&words);
+        (bits - 2).min(edges)
+    }
+
+    /// The bytes of a table [`Table::new`] makes.
+    pub(super) fn bytes(edges: u32, bits: u32) -> u64 {
+        ((WAYS as u64) << Table::bucket_bits(edges, bits)) * 8 + 64
+    }
+
+    /// A table for keys of `edges` bits with `2^bits` entries, or more when
+    /// the check would not fit otherwise; an error when the allocator
+    /// refuses it.
+    pub(super) fn new(edges: u32, bits: u32) -> Result<Table, TableError> {
+        let bucket_bits = Table::bucket_bits(edges, bits);
+        let edges = edges.clamp(1, 63);
+        let words = zeroed_words((WAYS << bucket_bits) + 8, bits)?;
+        advise_huge_pages_raw(words.as_ptr().cast(), words.len() * 8);
         let misalign = words.as_ptr() as usize / 8 % 8;
-        Table {
+        Ok(Table {
             base: (8 - misalign) % 8,
             words,
             key_mask: (1u64 << edges) - 1,
             check_bits: edges - bucket_bits,
             bucket_mask: (1usize << bucket_bits) - 1,
-        }
+        })
     }
 
     /// Empties the table.
@@ -185,7 +199,7 @@ mod tests {
     fn keys_never_pass_for_each_other() {
         // A table of 16 entries for 20-bit keys: every key shares a bucket
         // with many, and each reads back only its own entry.
-        let mut table = Table::new(20, 4);
+        let mut table = Table::new(20, 4).expect("small table");
         let keys: Vec<u64> = (0..5000u64).map(|k| k * 197 % (1 << 20)).collect();
         let entry = |i: usize| Entry {
             lower: (i % 20) as i32 - 10,
@@ -215,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_deepest_entries_stay() {
-        let mut table = Table::new(30, 2);
+        let mut table = Table::new(30, 2).expect("small table");
         let entry = |free| Entry {
             lower: 0,
             upper: 1,
