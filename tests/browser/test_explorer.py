@@ -13,26 +13,17 @@ repository); the browser and its driver from BOARDSOLVE_CHROMIUM and
 BOARDSOLVE_CHROMEDRIVER (default: Debian's paths).
 """
 
-import json
-import os
-import pathlib
 import random
 import re
 import subprocess
-import urllib.parse
 
 import pytest
-from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = pathlib.Path(os.environ.get("BOARDSOLVE_BIN", ROOT / "target" / "debug"))
-CHROMIUM = os.environ.get("BOARDSOLVE_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("BOARDSOLVE_CHROMEDRIVER", "/usr/bin/chromedriver")
+from explorer_page import (BIN, WAIT, check_against_query, new_browser, open_page, page_url,
+                           run, settle, shown)
 
 # (game, variant, book depth or None for a complete database)
 GAMES = [
@@ -44,12 +35,6 @@ GAMES = [
 
 # Moves played per game by clicking (fewer when the game ends first).
 MOVES = 8
-WAIT = 120
-
-
-def run(*args, stdin=None):
-    return subprocess.run([str(a) for a in args], input=stdin, capture_output=True,
-                          text=True, check=False)
 
 
 @pytest.fixture(scope="session")
@@ -61,8 +46,7 @@ def dbs(tmp_path_factory):
         args = [BIN / "generator", "--game", game, "--variant", variant, "-q", "-o", path]
         if depth is not None:
             args += ["--depth", depth]
-        out = run(*args)
-        assert out.returncode == 0, out.stderr
+        run(*args)
         paths[game] = path
     return paths
 
@@ -86,87 +70,9 @@ def server(dbs):
 
 @pytest.fixture(scope="session")
 def browser():
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--disable-gpu", "--window-size=1200,1600"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver = new_browser()
     yield driver
     driver.quit()
-
-
-def page_url(base, game, variant, position=None):
-    q = {"game": game, "variant": variant}
-    if position is not None:
-        q["p"] = position
-    return f"{base}/#{urllib.parse.urlencode(q)}"
-
-
-def open_page(driver, url):
-    """Load the page afresh (not just a new fragment of the same page)."""
-    driver.get("about:blank")
-    driver.get(url)
-    settle(driver)
-
-
-def settle(driver):
-    """Wait until the page has answered and is idle."""
-    WebDriverWait(driver, WAIT).until(lambda d: d.execute_script(
-        "return !document.body.dataset.busy"
-        " && document.getElementById('position').textContent !== ''"
-        " || document.getElementById('error').textContent !== ''"))
-
-
-def shown(driver):
-    """Everything the page shows about its position."""
-    return driver.execute_script("""
-        const text = (id) => document.getElementById(id).textContent;
-        const moves = (selector) => Array.from(document.querySelectorAll(selector))
-            .map((e) => [e.dataset.move, e.dataset.value]);
-        return {
-            position: text('position'), to_move: text('to-move'), value: text('value'),
-            outcome: text('outcome'), remoteness: text('remoteness'), line: text('line'),
-            status: text('status'), error: text('error'),
-            buttons: moves('#moves [data-move]'), shapes: moves('#board [data-move]'),
-        };
-    """)
-
-
-def query_json(db, position):
-    out = run(BIN / "query", "--db", db, "--json", position)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
-
-
-def query_line(db, position):
-    out = run(BIN / "query", "--db", db, "--pv", position)
-    assert out.returncode == 0, out.stderr
-    found = re.search(r"^Perfect play: ?(.*)$", out.stdout, re.MULTILINE)
-    assert found, out.stdout
-    return found.group(1).strip()
-
-
-def check_against_query(db, page):
-    """The page's position shows exactly what query prints for it."""
-    assert page["error"] == ""
-    expected = query_json(db, page["position"])
-    assert page["to_move"] == expected["to_move"]
-    assert page["value"] == str(expected["value"])
-    assert page["outcome"] == expected["positionValue"]
-    assert page["remoteness"] == str(expected["remoteness"])
-    assert page["buttons"] == [[m["move"], str(m["value"])] for m in expected["moves"]]
-    # The board's shapes carry the same moves and values as the buttons
-    # (written signed, as in `query --svg`).
-    as_numbers = lambda moves: sorted((m, int(v)) for m, v in moves)  # noqa: E731
-    assert as_numbers(page["shapes"]) == as_numbers(page["buttons"])
-    line = query_line(db, page["position"])
-    assert page["line"] == (line or "(the game is over)")
-    if not expected["moves"]:
-        assert page["status"] == "Game over."
-    else:
-        assert page["status"] == ""
-    return expected
 
 
 def click_move(driver, move, on_board):
@@ -274,9 +180,8 @@ def slow_server(tmp_path_factory):
     perfect play, and the answer of any position past the first move, take
     seconds of search."""
     db = tmp_path_factory.mktemp("slow") / "c4-7x5.db"
-    out = run(BIN / "generator", "--game", "connect-four", "--variant", "7x5", "--depth", "1",
-              "-q", "-o", db)
-    assert out.returncode == 0, out.stderr
+    run(BIN / "generator", "--game", "connect-four", "--variant", "7x5", "--depth", "1",
+        "-q", "-o", db)
     proc = subprocess.Popen([str(BIN / "query"), "--db", str(db), "serve", "--addr",
                              "127.0.0.1:0", "--time-limit", "0.5"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

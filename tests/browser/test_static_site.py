@@ -34,16 +34,12 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = pathlib.Path(os.environ.get("BOARDSOLVE_BIN", ROOT / "target" / "debug"))
-CHROMIUM = os.environ.get("BOARDSOLVE_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("BOARDSOLVE_CHROMEDRIVER", "/usr/bin/chromedriver")
+from explorer_page import (BIN, ROOT, WAIT, check_against_query, new_browser, open_page,
+                           page_url, query_json, run, settle, shown)
+
 NGINX = os.environ.get("BOARDSOLVE_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 FIGURES = ROOT / "target" / "static-site-figures.json"
 
@@ -57,7 +53,6 @@ DATABASES = [
 ]
 
 MOVES = 5
-WAIT = 120
 # The proxy's delay before each request, and the most the first answer may
 # take through it, from the start of the navigation.
 DELAY = 0.1
@@ -81,13 +76,6 @@ document.addEventListener("DOMContentLoaded", () => {
   });
 });
 """
-
-
-def run(*args, check=True):
-    out = subprocess.run([str(a) for a in args], capture_output=True, text=True, check=False)
-    if check:
-        assert out.returncode == 0, f"{' '.join(map(str, args))}: {out.stderr}"
-    return out
 
 
 def free_port():
@@ -196,92 +184,11 @@ def access_log(log, since=0):
     return found
 
 
-def new_browser():
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--disable-gpu", "--window-size=1200,1600"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
-    return driver
-
-
 @pytest.fixture(scope="session")
 def browser():
-    driver = new_browser()
+    driver = new_browser(RECORDER)
     yield driver
     driver.quit()
-
-
-def page_url(base, game=None, variant=None, position=None):
-    q = {}
-    if game is not None:
-        q = {"game": game, "variant": variant}
-    if position is not None:
-        q["p"] = position
-    return f"{base}/#{urllib.parse.urlencode(q)}" if q else f"{base}/"
-
-
-def open_page(driver, url):
-    """Load the page afresh (not just a new fragment of the same page)."""
-    driver.get("about:blank")
-    driver.get(url)
-    settle(driver)
-
-
-def settle(driver, wait=WAIT):
-    """Wait until the page has answered and is idle."""
-    WebDriverWait(driver, wait, poll_frequency=0.02).until(lambda d: d.execute_script(
-        "return !document.body.dataset.busy"
-        " && document.getElementById('position').textContent !== ''"
-        " || document.getElementById('error').textContent !== ''"))
-
-
-def shown(driver):
-    """Everything the page shows about its position."""
-    return driver.execute_script("""
-        const text = (id) => document.getElementById(id).textContent;
-        const moves = (selector) => Array.from(document.querySelectorAll(selector))
-            .map((e) => [e.dataset.move, e.dataset.value]);
-        return {
-            position: text('position'), to_move: text('to-move'), value: text('value'),
-            outcome: text('outcome'), remoteness: text('remoteness'), line: text('line'),
-            status: text('status'), error: text('error'),
-            buttons: moves('#moves [data-move]'), shapes: moves('#board [data-move]'),
-        };
-    """)
-
-
-def query_json(db, position):
-    return json.loads(run(BIN / "query", "--db", db, "--json", position).stdout)
-
-
-def query_line(db, position):
-    out = run(BIN / "query", "--db", db, "--pv", position).stdout
-    found = re.search(r"^Perfect play: ?(.*)$", out, re.MULTILINE)
-    assert found, out
-    return found.group(1).strip()
-
-
-def check_against_query(db, page):
-    """The page's position shows exactly what query prints for it."""
-    assert page["error"] == ""
-    expected = query_json(db, page["position"])
-    assert page["to_move"] == expected["to_move"]
-    assert page["value"] == str(expected["value"])
-    assert page["outcome"] == expected["positionValue"]
-    assert page["remoteness"] == str(expected["remoteness"])
-    assert page["buttons"] == [[m["move"], str(m["value"])] for m in expected["moves"]]
-    # The board's shapes carry the same moves and values as the buttons
-    # (written signed, as in `query --svg`); Dots and Boxes, Connect Four
-    # and the rest all draw a board.
-    as_numbers = lambda moves: sorted((m, int(v)) for m, v in moves)  # noqa: E731
-    assert as_numbers(page["shapes"]) == as_numbers(page["buttons"])
-    line = query_line(db, page["position"])
-    assert page["line"] == (line or "(the game is over)")
-    assert page["status"] == ("" if expected["moves"] else "Game over.")
-    return expected
 
 
 def backend(driver, method, *args):
@@ -542,7 +449,7 @@ def test_first_answer_through_a_slow_proxy(dbs, site, nginx):
     upstream = urllib.parse.urlsplit(base)
     proxy = DelayingProxy((upstream.hostname, upstream.port), DELAY)
     # A fresh browser: its own profile, nothing cached.
-    driver = new_browser()
+    driver = new_browser(RECORDER)
     try:
         proxy.started = time.monotonic()
         driver.get(f"{proxy.url}/{site.name}/")
