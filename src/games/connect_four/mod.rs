@@ -42,6 +42,11 @@ mod present;
 pub mod search;
 
 pub use board::{Bitboard, Board, BoardSizeError, MoveError, ParseError, Variant, MIN_SIDE};
-pub use game::{ConnectFour, ID, NAME};
+pub use game::ConnectFour;
 #[cfg(feature = "search")]
 pub use search::{BookScores, Solver, TableSizeError};
+
+/// Registry name of Connect Four.
+pub const NAME: &str = "connect-four";
+/// Numeric id of Connect Four in database headers.
+pub const ID: u32 = 3;

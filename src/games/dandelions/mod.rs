@@ -32,6 +32,11 @@ mod present;
 pub mod search;
 
 pub use field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
-pub use game::{Dandelions, ID, NAME};
+pub use game::Dandelions;
 #[cfg(feature = "search")]
 pub use search::{decode, Solver, ENDGAME_TURNS};
+
+/// Registry name of Dandelions.
+pub const NAME: &str = "dandelions";
+/// Numeric id of Dandelions in database headers.
+pub const ID: u32 = 4;

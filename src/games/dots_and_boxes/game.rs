@@ -1,39 +1,13 @@
-//! Dots and Boxes on an `R x C` board of boxes.
-//!
-//! # Edge numbering (public: every interface uses it)
-//! Horizontal edges first, row by row from the top: edge `r * C + c` joins
-//! dot `(r, c)` to dot `(r, c + 1)`, for `r` in `0..=R` and `c` in `0..C`.
-//! Then the vertical edges: edge `(R + 1) * C + r * (C + 1) + c` joins dot
-//! `(r, c)` to dot `(r + 1, c)`, for `r` in `0..R` and `c` in `0..=C`.
-//!
-//! # Key
-//! A state is the set of drawn edges: bit `e` of the key is set when edge `e`
-//! is drawn. The value of the rest of the game depends on nothing else, so the
-//! key holds neither the score nor the side to move: the value is the net
-//! number of boxes the player to move takes from here on. A move that
-//! completes a box scores it ([`Edge::reward`]) and the mover moves again
-//! ([`Edge::again`]). A state's layer is its number of drawn edges.
+//! Dots and Boxes' rules and notation: [`DotsAndBoxes`], its boards and
+//! its [`Game`] impl (edge numbering and key in the folder's `mod.rs`).
 
-mod heuristics;
-#[cfg(feature = "engine")]
-mod kernel;
-mod lanes;
-mod present;
-#[cfg(feature = "search")]
-pub mod search;
-
+use super::lanes::{Simd, LANE_MASK};
+use super::{ID, NAME};
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, Position, PositionError, VariantError,
 };
-use lanes::{Simd, LANE_MASK};
 use std::collections::HashMap;
 
-pub use heuristics::{greedy, HEURISTICS};
-
-/// Registry name.
-pub const NAME: &str = "dots-and-boxes";
-/// Numeric id in database headers.
-pub const ID: u32 = 2;
 /// The most edges a board's dense table may have: it has `2^edges` bytes
 /// (4 GiB at 32 edges). Larger boards are answered by search, with an
 /// opening book for a database.
@@ -46,26 +20,27 @@ pub const MAX_SEARCH_EDGES: u32 = 63;
 #[derive(Clone, Debug)]
 // The vector kernel's tables serve the dense solver (`engine`) only.
 #[cfg_attr(not(feature = "engine"), allow(dead_code))]
+// Its fields are the folder's: the solver kernels beside the rules read them.
 pub struct DotsAndBoxes {
-    rows: u32,
-    cols: u32,
-    edges: u32,
+    pub(super) rows: u32,
+    pub(super) cols: u32,
+    pub(super) edges: u32,
     /// Per box: the mask of its four edges.
-    boxes: Vec<u64>,
+    pub(super) boxes: Vec<u64>,
     /// Per edge: the masks of the boxes beside it (one or two).
-    beside: Vec<Vec<u64>>,
+    pub(super) beside: Vec<Vec<u64>>,
     /// Per edge: for each box beside it, the box's other three edges split
     /// for the vector kernel: the edges above the lane bits, and the lane
     /// bits (an index into `lanes::LANE_PATTERN`).
-    others: Vec<Vec<(u64, usize)>>,
+    pub(super) others: Vec<Vec<(u64, usize)>>,
     /// The best kernel this processor runs.
-    simd: Simd,
+    pub(super) simd: Simd,
     /// Per symmetry: the image of each edge.
-    perms: Vec<Vec<u32>>,
+    pub(super) perms: Vec<Vec<u32>>,
     /// Per symmetry, per byte of a key, per byte value: the image of those
     /// edges, so that a key is transformed with a few table reads.
-    tables: Vec<Vec<[u64; 256]>>,
-    desc: GameDescriptor,
+    pub(super) tables: Vec<Vec<[u64; 256]>>,
+    pub(super) desc: GameDescriptor,
 }
 
 impl DotsAndBoxes {
@@ -291,7 +266,7 @@ impl DotsAndBoxes {
         value(self, state & self.all(), &mut HashMap::new())
     }
 
-    fn all(&self) -> u64 {
+    pub(super) fn all(&self) -> u64 {
         (1 << self.edges) - 1
     }
 

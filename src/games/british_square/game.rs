@@ -1,61 +1,43 @@
-//! British Square on an `n x n` board (5x5 by default; 3x3 and 4x4 variants).
-//!
-//! # State key (a public contract, see `format-spec.md`)
-//! With `C = n * n` cells numbered row-major from the top-left:
-//! * bits `0 .. C`: X's pieces (bit `i` set when X has a piece on cell `i`);
-//! * bits `C .. 2C`: O's pieces;
-//! * bit `2C`: the side to move, `0` for X and `1` for O.
-//!
-//! A state where the side to move has no legal move while the opponent has
-//! one is a forced-pass state; its only move is [`Move::PASS`].
+//! British Square's rules and notation: [`BritishSquare`], its variants
+//! and its [`Game`] impl (the state key is documented in the folder's
+//! `mod.rs`).
 
-#[cfg(feature = "engine")]
-mod buckets;
-mod children;
-mod heuristics;
-mod present;
-
-use super::square::SquareSymmetry;
+use super::children::{simd_available, Simd};
+use super::{ID, NAME};
 use crate::core::{Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, VariantError};
-use children::{simd_available, Simd};
-
-pub use heuristics::{greedy, HEURISTICS};
-
-/// Registry name of British Square.
-pub const NAME: &str = "british-square";
-/// Numeric id of British Square in database headers.
-pub const ID: u32 = 1;
+use crate::games::square::SquareSymmetry;
 
 /// British Square with a given board size and opening rule.
 #[derive(Clone, Debug)]
 // The orbit tables serve the bucketed solver (`engine`) only.
 #[cfg_attr(not(feature = "engine"), allow(dead_code))]
+// Its fields are the folder's: the solver kernels beside the rules read them.
 pub struct BritishSquare {
-    n: u32,
-    cells: u32,
-    center_allowed: bool,
-    board: u64,
-    not_first_col: u64,
-    not_last_col: u64,
-    forbidden_opening: u64,
-    sym: SquareSymmetry,
-    desc: GameDescriptor,
+    pub(super) n: u32,
+    pub(super) cells: u32,
+    pub(super) center_allowed: bool,
+    pub(super) board: u64,
+    pub(super) not_first_col: u64,
+    pub(super) not_last_col: u64,
+    pub(super) forbidden_opening: u64,
+    pub(super) sym: SquareSymmetry,
+    pub(super) desc: GameDescriptor,
     /// The vector instructions [`Game::canonical_children`] may use
     /// (checked once).
-    simd: Simd,
+    pub(super) simd: Simd,
     /// Per cell: its orbit under the 8 symmetries (the class of a move
     /// there, see [`Bucketed`]).
-    orbit: Vec<u8>,
+    pub(super) orbit: Vec<u8>,
     /// The number of cells of each orbit.
-    orbit_sizes: Vec<u32>,
+    pub(super) orbit_sizes: Vec<u32>,
     /// The cells of each orbit.
-    orbit_masks: Vec<u64>,
+    pub(super) orbit_masks: Vec<u64>,
     /// Per byte `i` of the occupied cells and its value: what those pieces
     /// add to the bucket number (bucket numbers add up over cells).
-    bucket_bytes: Box<[[u32; 256]; 4]>,
+    pub(super) bucket_bytes: Box<[[u32; 256]; 4]>,
     /// Per byte `i` of a set of cells and its value: the number of those
     /// cells in each orbit, 4 bits per orbit.
-    orbit_nibbles: Box<[[u32; 256]; 4]>,
+    pub(super) orbit_nibbles: Box<[[u32; 256]; 4]>,
 }
 
 impl BritishSquare {
@@ -223,7 +205,7 @@ impl BritishSquare {
     }
 
     #[inline]
-    fn side_bit(&self) -> u64 {
+    pub(super) fn side_bit(&self) -> u64 {
         1 << (2 * self.cells)
     }
 
