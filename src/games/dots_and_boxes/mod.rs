@@ -20,7 +20,10 @@
 //! * `lanes` and `kernel`: the vector block kernel of the dense solver;
 //! * `search`: the search of the boards past the tables, and its
 //!   opening book;
-//! * `heuristics`: for `query stats`.
+//! * `heuristics`: for `query stats`;
+//! * this file: the game's declaration for the registry (a table up to
+//!   [`MAX_EDGES`] edges, a book past them:
+//!   [`RegisteredGame`]).
 
 mod game;
 mod heuristics;
@@ -34,7 +37,114 @@ pub mod search;
 pub use game::{DotsAndBoxes, MAX_EDGES, MAX_SEARCH_EDGES};
 pub use heuristics::{greedy, HEURISTICS};
 
+use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
+use crate::core::{Heuristic, VariantError};
+#[cfg(feature = "search")]
+use crate::solve::book::DynBookGame;
+#[cfg(feature = "engine")]
+use {
+    super::registered::Estimate,
+    crate::core::{Progress, Solved},
+    crate::solve::dense::{self, DenseOutput, DenseRankSummary},
+    crate::solve::ranks::{Exchange, RankSolution},
+    crate::solve::SolveError,
+};
+
 /// Registry name.
 pub const NAME: &str = "dots-and-boxes";
 /// Numeric id in database headers.
 pub const ID: u32 = 2;
+
+/// The default depth of a book (boards past the tables): every position
+/// of the first move, each a search of nearly the whole game.
+pub const BOOK_DEPTH: u32 = 1;
+
+impl RegisteredGame for DotsAndBoxes {
+    const INFO: GameInfo = GameInfo {
+        name: NAME,
+        id: ID,
+        about: "Dots and Boxes: draw edges, close boxes, move again",
+        variants: "RxC boxes, 3x3 (default); up to 32 edges (3x4, 2x6, 1x10) solved \
+                   into a table, larger boards up to 63 edges (3x5, 4x4, 4x5, ...) \
+                   answered by search, with an opening book for a database",
+        notation: "the drawn edges (e.g. \"0,5,12\"; `none` for the empty board), \
+                   optionally followed by the side to move (`A` or `B`) and the score so \
+                   far (e.g. \"0,3,12,13,14,4 B 1-0\")",
+        example: "0,3,12,13,14,4 B 1-0",
+        file_stem: "dab",
+        kind: DatabaseKind::Complete,
+    };
+
+    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+        subject: "Dots and Boxes past its tables",
+        variant: "4x4",
+        sharing: TableSharing::SharedOut,
+    });
+
+    const HEURISTICS: &'static [Heuristic<Self>] = HEURISTICS;
+
+    fn from_variant(spec: &str) -> Result<Self, VariantError> {
+        DotsAndBoxes::from_variant(spec)
+    }
+
+    /// A dense table up to [`MAX_EDGES`] edges; an opening book past them.
+    fn database_kind(&self) -> DatabaseKind {
+        if self.has_table() {
+            DatabaseKind::Complete
+        } else {
+            DatabaseKind::Book {
+                default_depth: BOOK_DEPTH,
+            }
+        }
+    }
+
+    /// Only the boards past the tables are searched.
+    #[cfg(feature = "search")]
+    fn book_game(&self) -> Option<&dyn DynBookGame> {
+        (!self.has_table()).then_some(self)
+    }
+
+    /// The dense solver, over the table of every edge set.
+    #[cfg(feature = "engine")]
+    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        dense::solve_dense(self, progress).map(Solved::from)
+    }
+
+    /// The ranks solve a dense table with their own solver
+    /// ([`RegisteredGame::solve_dense_on_ranks`]).
+    #[cfg(feature = "engine")]
+    fn solve_on_ranks(
+        &self,
+        _ex: &dyn Exchange,
+        _progress: &dyn Progress,
+    ) -> Option<Result<RankSolution, SolveError>> {
+        None
+    }
+
+    #[cfg(feature = "engine")]
+    fn solve_dense_on_ranks(
+        &self,
+        ex: &dyn Exchange,
+        progress: &dyn Progress,
+        output: Option<&mut dyn DenseOutput>,
+    ) -> Option<Result<DenseRankSummary, SolveError>> {
+        Some(dense::solve_dense_on_ranks(self, ex, progress, output))
+    }
+
+    /// Every edge set has one byte, and costs about 5 ns; the solve runs on
+    /// every thread, the write and read-back of the file (a third of the
+    /// time) on one. Past the tables, a book's searches have no measured
+    /// model.
+    #[cfg(feature = "engine")]
+    fn estimate(&self, _depth: u32, _table_bits: u32, _threads: usize) -> Option<Estimate> {
+        if !self.has_table() {
+            return None;
+        }
+        let entries = (1u64 << self.edge_count()) as f64;
+        Some(Estimate {
+            cpu_seconds: 0.02 + entries * 5e-9,
+            parallelism: 1.2,
+            peak_bytes: (entries as u64) + 10 * Estimate::MB,
+        })
+    }
+}
