@@ -1,13 +1,11 @@
-//! The games this build knows, by name: the top of the library. Everything
-//! that names a game lives here (help texts, variants, default files, and
-//! what each game's database is), so that the command-line tools and the
-//! layers below know no game by heart.
+//! The games this build knows, by name: the top of the library. The one
+//! list of games is here ([`AnyGame`] and [`GAMES`] are written from it);
+//! what each game is (help texts, variants, default files, which solver
+//! builds its database and what that costs) it declares in its own folder
+//! ([`RegisteredGame`]), so that the command-line tools and the layers
+//! below know no game by heart.
 
-#[cfg(feature = "engine")]
-mod estimate;
-
-#[cfg(feature = "engine")]
-pub use estimate::Estimate;
+use std::sync::Arc;
 
 #[cfg(feature = "search")]
 use crate::core::Oracle;
@@ -15,135 +13,186 @@ use crate::core::{BoundHeuristic, Game, VariantError};
 #[cfg(feature = "engine")]
 use crate::core::{Progress, Solution, Solved};
 use crate::db::{check_header, Database, DbError, Header};
-use crate::games::british_square::{self, BritishSquare};
-use crate::games::connect_four::{self, ConnectFour};
-use crate::games::dandelions::{self, Dandelions};
-use crate::games::dots_and_boxes::{self, DotsAndBoxes};
+use crate::games::registered::RegisteredGame;
+#[cfg(feature = "search")]
+use crate::games::registered::SearchHelp;
 use crate::render::Presentation;
 #[cfg(feature = "engine")]
 use crate::solve::book::farm::Farm;
 #[cfg(feature = "search")]
-use crate::solve::book::BookError;
+use crate::solve::book::{BookError, DynBookGame};
 #[cfg(feature = "engine")]
-use crate::solve::book::{build_book, build_book_on_ranks, BookOptions, RankBook};
-#[cfg(feature = "engine")]
-use crate::solve::dense::solve_dense;
-#[cfg(feature = "search")]
-use crate::solve::live::LiveSearch;
+use crate::solve::book::{BookOptions, RankBook};
 #[cfg(feature = "search")]
 use crate::solve::memory::TableError;
 #[cfg(feature = "engine")]
 use crate::solve::{self, SolveError};
 
-/// What a game's database holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DatabaseKind {
-    /// Every reachable position: the game is solved completely.
-    Complete,
-    /// An opening book: every position of at most `--depth` moves, and
-    /// live search past it (positions past the book are searched).
-    Book {
-        /// The depth `generator` builds when `--depth` is not given.
-        default_depth: u32,
-    },
+#[cfg(feature = "engine")]
+pub use crate::games::registered::Estimate;
+pub use crate::games::registered::{DatabaseKind, GameInfo};
+
+/// Writes, from the one list of games, the [`AnyGame`] enum (a variant per
+/// game), [`GAMES`], and the few `match`es over the enum that everything
+/// else goes through: a game in the list is in every one of them, and a
+/// game missing a declaration fails to compile.
+macro_rules! games {
+    ($($(#[doc = $doc:literal])* $variant:ident($game:ty),)+) => {
+        /// A game of any kind this build knows, with its variant.
+        #[derive(Clone, Debug)]
+        // A process sets up one game; boxing the larger variant would buy
+        // nothing.
+        #[allow(clippy::large_enum_variant)]
+        pub enum AnyGame {
+            $($(#[doc = $doc])* $variant($game),)+
+        }
+
+        /// Every game this build knows, in the order help texts list them.
+        pub const GAMES: &[GameInfo] = &[$(<$game as RegisteredGame>::INFO,)+];
+
+        /// How the help of `--table-bits` tells of each game's searches,
+        /// by game name.
+        #[cfg(feature = "search")]
+        const SEARCH_HELP: &[(&str, Option<SearchHelp>)] = &[$((
+            <$game as RegisteredGame>::INFO.name,
+            <$game as RegisteredGame>::SEARCH_HELP,
+        ),)+];
+
+        impl AnyGame {
+            /// Sets up a game by name and variant spec (empty for the
+            /// default).
+            pub fn new(name: &str, variant: &str) -> Result<AnyGame, GameError> {
+                $(if name == <$game as RegisteredGame>::INFO.name {
+                    let game = <$game as RegisteredGame>::from_variant(variant)?;
+                    return Ok(AnyGame::$variant(game));
+                })+
+                Err(unknown_game(name))
+            }
+
+            /// The game's registry entry.
+            pub fn info(&self) -> &'static GameInfo {
+                match self {
+                    $(AnyGame::$variant(_) => &<$game as RegisteredGame>::INFO,)+
+                }
+            }
+
+            /// The game as the registry asks it, whatever its type.
+            fn entry(&self) -> &dyn Entry {
+                match self {
+                    $(AnyGame::$variant(g) => g,)+
+                }
+            }
+        }
+
+        $(impl From<$game> for AnyGame {
+            fn from(game: $game) -> AnyGame {
+                AnyGame::$variant(game)
+            }
+        })+
+    };
 }
 
-/// Registry entry: what a game is called, what it is, and how it is
-/// stored.
-#[derive(Clone, Copy, Debug)]
-pub struct GameInfo {
-    /// Name used on the command line and in database headers.
-    pub name: &'static str,
-    /// Numeric id in database headers.
-    pub id: u32,
-    /// The game in one line.
-    pub about: &'static str,
-    /// The variants, for help texts.
-    pub variants: &'static str,
-    /// How positions are written, for help texts.
-    pub notation: &'static str,
-    /// A position of the default variant, in the game's notation.
-    pub example: &'static str,
-    /// Stem of the default database file name (`bsq` gives `bsq.db`).
-    pub file_stem: &'static str,
-    /// What its database holds (for the standard variant; see
-    /// [`AnyGame::database_kind`]).
-    pub kind: DatabaseKind,
+// The games, in the order help texts list them; the first is the tools'
+// default.
+games! {
+    /// British Square.
+    BritishSquare(crate::games::british_square::BritishSquare),
+    /// Dots and Boxes.
+    DotsAndBoxes(crate::games::dots_and_boxes::DotsAndBoxes),
+    /// Connect Four.
+    ConnectFour(crate::games::connect_four::ConnectFour),
+    /// Dandelions.
+    Dandelions(crate::games::dandelions::Dandelions),
 }
 
-/// Every game this build knows, in the order help texts list them.
-pub const GAMES: &[GameInfo] = &[
-    GameInfo {
-        name: british_square::NAME,
-        id: british_square::ID,
-        about: "British Square: place pieces, never next to an opposing piece",
-        variants: "3x3, 4x4, 5x5 (default), each optionally with center-allowed \
-                   (e.g. 4x4,center-allowed)",
-        notation: "25 characters of `.`, `X`, `O` row-major from the top-left, rows \
-                   optionally separated by `/`, optionally followed by the side to move \
-                   (e.g. \"X...X/...../...../...../....O O\"); or the moves from the start, \
-                   cells 0-24 or coordinates (e.g. \"0,24,4\" or \"a1 e5 e1\")",
-        example: "a1 e5",
-        file_stem: "bsq",
-        kind: DatabaseKind::Complete,
-    },
-    GameInfo {
-        name: dots_and_boxes::NAME,
-        id: dots_and_boxes::ID,
-        about: "Dots and Boxes: draw edges, close boxes, move again",
-        variants: "RxC boxes, 3x3 (default); up to 32 edges (3x4, 2x6, 1x10) solved \
-                   into a table, larger boards up to 63 edges (3x5, 4x4, 4x5, ...) \
-                   answered by search, with an opening book for a database",
-        notation: "the drawn edges (e.g. \"0,5,12\"; `none` for the empty board), \
-                   optionally followed by the side to move (`A` or `B`) and the score so \
-                   far (e.g. \"0,3,12,13,14,4 B 1-0\")",
-        example: "0,3,12,13,14,4 B 1-0",
-        file_stem: "dab",
-        kind: DatabaseKind::Complete,
-    },
-    GameInfo {
-        name: connect_four::NAME,
-        id: connect_four::ID,
-        about: "Connect Four: drop stones, four in a row wins",
-        variants: "WxH boards from 4x4 whose bitboard fits 64 bits (width x (height + 1) \
-                   <= 64: 7x6 (default), 8x7, 12x4, 5x10, ...), all answered by search; \
-                   databases of the boards whose records fit 64 bits (7x6, 6x7, 6x6 and \
-                   smaller): up to 16 cells solved completely, larger ones an opening book",
-        notation: "the columns played from the empty board, 1-7 from the left \
-                   (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
-                   `O`, separated by `/`)",
-        example: "4453312",
-        file_stem: "c4",
-        kind: DatabaseKind::Book { default_depth: 1 },
-    },
-    GameInfo {
-        name: dandelions::NAME,
-        id: dandelions::ID,
-        about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",
-        variants: "NxN fields, 5x5 (default) down to 2x2; 4x4 and smaller are solved \
-                   completely, 5x5 gets an opening book",
-        notation: "the field, 25 characters row-major (`.` uncovered, `*` seeded, `F` a \
-                   flower), then the wind directions used (`0` east, clockwise to `7` \
-                   north-east; `-` none), e.g. \"F****.................... 0\"",
-        example: "F****.................... 0",
-        file_stem: "dandelions",
-        kind: DatabaseKind::Book { default_depth: 5 },
-    },
-];
+/// [`RegisteredGame`] without its constants and constructor, so that it
+/// can be a trait object: what [`AnyGame`] asks of the game it holds.
+trait Entry {
+    /// The game with its presentation.
+    fn present(&self) -> &dyn Presentation;
+    /// A copy of the game, shared.
+    fn shared(&self) -> Arc<dyn Game>;
+    /// [`RegisteredGame::database_kind`].
+    fn database_kind(&self) -> DatabaseKind;
+    /// [`RegisteredGame::HEURISTICS`], bound to the game.
+    fn heuristics(&self) -> Vec<BoundHeuristic<'_>>;
+    /// [`RegisteredGame::book_game`].
+    #[cfg(feature = "search")]
+    fn book_game(&self) -> Option<&dyn DynBookGame>;
+    /// [`RegisteredGame::solve`].
+    #[cfg(feature = "engine")]
+    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError>;
+    /// [`RegisteredGame::solve_on_ranks`].
+    #[cfg(feature = "engine")]
+    fn solve_on_ranks(
+        &self,
+        ex: &dyn solve::ranks::Exchange,
+        progress: &dyn Progress,
+    ) -> Option<Result<solve::ranks::RankSolution, SolveError>>;
+    /// [`RegisteredGame::solve_dense_on_ranks`].
+    #[cfg(feature = "engine")]
+    fn solve_dense_on_ranks(
+        &self,
+        ex: &dyn solve::ranks::Exchange,
+        progress: &dyn Progress,
+        output: Option<&mut dyn solve::dense::DenseOutput>,
+    ) -> Option<Result<solve::dense::DenseRankSummary, SolveError>>;
+    /// [`RegisteredGame::estimate`].
+    #[cfg(feature = "engine")]
+    fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate>;
+}
 
-/// The largest Connect Four board `AnyGame::solve` solves completely,
-/// in cells (4x4: about a hundred thousand states; 5x4 already has some
-/// ten million).
-pub const MAX_FULL_CONNECT_FOUR_CELLS: u32 = 16;
+impl<G: RegisteredGame> Entry for G {
+    fn present(&self) -> &dyn Presentation {
+        self
+    }
 
-/// The largest Dandelions field `AnyGame::solve` solves completely (its
-/// side): 4x4.
-pub const MAX_FULL_DANDELIONS_SIDE: u32 = 4;
+    fn shared(&self) -> Arc<dyn Game> {
+        Arc::new(self.clone())
+    }
 
-/// The default depth of a Dots and Boxes book (boards past the tables):
-/// every position of the first move, each a search of nearly the whole
-/// game.
-pub const DOTS_AND_BOXES_BOOK_DEPTH: u32 = 1;
+    fn database_kind(&self) -> DatabaseKind {
+        RegisteredGame::database_kind(self)
+    }
+
+    fn heuristics(&self) -> Vec<BoundHeuristic<'_>> {
+        G::HEURISTICS.iter().map(|h| h.bind(self)).collect()
+    }
+
+    #[cfg(feature = "search")]
+    fn book_game(&self) -> Option<&dyn DynBookGame> {
+        RegisteredGame::book_game(self)
+    }
+
+    #[cfg(feature = "engine")]
+    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        RegisteredGame::solve(self, progress)
+    }
+
+    #[cfg(feature = "engine")]
+    fn solve_on_ranks(
+        &self,
+        ex: &dyn solve::ranks::Exchange,
+        progress: &dyn Progress,
+    ) -> Option<Result<solve::ranks::RankSolution, SolveError>> {
+        RegisteredGame::solve_on_ranks(self, ex, progress)
+    }
+
+    #[cfg(feature = "engine")]
+    fn solve_dense_on_ranks(
+        &self,
+        ex: &dyn solve::ranks::Exchange,
+        progress: &dyn Progress,
+        output: Option<&mut dyn solve::dense::DenseOutput>,
+    ) -> Option<Result<solve::dense::DenseRankSummary, SolveError>> {
+        RegisteredGame::solve_dense_on_ranks(self, ex, progress, output)
+    }
+
+    #[cfg(feature = "engine")]
+    fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
+        RegisteredGame::estimate(self, depth, table_bits, threads)
+    }
+}
 
 /// The names of every game, comma-separated.
 pub fn known_names() -> String {
@@ -177,18 +226,27 @@ pub fn games_help() -> String {
     out
 }
 
+/// The games answered by search, by name, with what the help of
+/// `--table-bits` says of each, in the order it lists them: the most
+/// shared tables first, then as in [`GAMES`].
+#[cfg(feature = "search")]
+fn searched() -> Vec<(&'static str, SearchHelp)> {
+    let mut searched: Vec<_> = SEARCH_HELP
+        .iter()
+        .filter_map(|&(name, help)| Some((name, help?)))
+        .collect();
+    searched.sort_by_key(|(_, help)| help.sharing);
+    searched
+}
+
 /// The `--table-bits` some game answered by search takes: from the
 /// smallest of their ranges' starts to the largest of their ends.
 #[cfg(feature = "search")]
 pub fn table_bits_bounds() -> std::ops::RangeInclusive<u32> {
-    let ranges: Vec<_> = [
-        (connect_four::NAME, ""),
-        (dots_and_boxes::NAME, "4x4"),
-        (dandelions::NAME, ""),
-    ]
-    .iter()
-    .filter_map(|(name, variant)| AnyGame::new(name, variant).ok()?.table_bits_range())
-    .collect();
+    let ranges: Vec<_> = searched()
+        .iter()
+        .filter_map(|(name, help)| AnyGame::new(name, help.variant).ok()?.table_bits_range())
+        .collect();
     let start = ranges.iter().map(|r| *r.start()).min().unwrap_or(0);
     let end = ranges.iter().map(|r| *r.end()).max().unwrap_or(0);
     start..=end
@@ -199,21 +257,20 @@ pub fn table_bits_bounds() -> std::ops::RangeInclusive<u32> {
 /// in one paragraph.
 #[cfg(feature = "search")]
 pub fn table_bits_help() -> String {
-    let range = |name: &str, variant: &str| {
-        AnyGame::new(name, variant)
-            .ok()
-            .and_then(|g| g.table_bits_range())
-            .map_or_else(String::new, |r| format!("{} to {}", r.start(), r.end()))
-    };
+    let games: Vec<String> = searched()
+        .iter()
+        .map(|(name, help)| {
+            let range = AnyGame::new(name, help.variant)
+                .ok()
+                .and_then(|g| g.table_bits_range())
+                .map_or_else(String::new, |r| format!("{} to {}", r.start(), r.end()));
+            format!("{} takes {range} and {}", help.subject, help.sharing.says())
+        })
+        .collect();
     format!(
         "The tables hold 2^BITS entries of 8 bytes: 26 is 512 MiB, each bit more doubles \
-         it. Connect Four takes {} and shares one table among its searchers; Dots and \
-         Boxes past its tables takes {} and shares it out among them; Dandelions takes {} \
-         and gives each searcher a table of that size. A size larger than the memory \
-         available is refused (exit status 2).",
-        range(connect_four::NAME, ""),
-        range(dots_and_boxes::NAME, "4x4"),
-        range(dandelions::NAME, ""),
+         it. {}. A size larger than the memory available is refused (exit status 2).",
+        games.join("; ")
     )
 }
 
@@ -222,10 +279,15 @@ pub fn find(name: &str) -> Result<&'static GameInfo, GameError> {
     GAMES
         .iter()
         .find(|g| g.name == name)
-        .ok_or_else(|| GameError::UnknownGame {
-            name: name.to_owned(),
-            known: known_names(),
-        })
+        .ok_or_else(|| unknown_game(name))
+}
+
+/// The error of a name no game has.
+fn unknown_game(name: &str) -> GameError {
+    GameError::UnknownGame {
+        name: name.to_owned(),
+        known: known_names(),
+    }
 }
 
 /// Why a game could not be set up.
@@ -255,33 +317,7 @@ pub enum OpenError {
     Game(#[from] GameError),
 }
 
-/// A game of any kind this build knows, with its variant.
-#[derive(Clone, Debug)]
-// A process sets up one game; boxing the larger variant would buy nothing.
-#[allow(clippy::large_enum_variant)]
-pub enum AnyGame {
-    /// British Square.
-    BritishSquare(BritishSquare),
-    /// Dots and Boxes.
-    DotsAndBoxes(DotsAndBoxes),
-    /// Connect Four.
-    ConnectFour(ConnectFour),
-    /// Dandelions.
-    Dandelions(Dandelions),
-}
-
 impl AnyGame {
-    /// Sets up a game by name and variant spec (empty for the default).
-    pub fn new(name: &str, variant: &str) -> Result<AnyGame, GameError> {
-        let info = find(name)?;
-        Ok(match info.name {
-            british_square::NAME => AnyGame::BritishSquare(BritishSquare::from_variant(variant)?),
-            dots_and_boxes::NAME => AnyGame::DotsAndBoxes(DotsAndBoxes::from_variant(variant)?),
-            connect_four::NAME => AnyGame::ConnectFour(ConnectFour::from_variant(variant)?),
-            _ => AnyGame::Dandelions(Dandelions::from_variant(variant)?),
-        })
-    }
-
     /// Sets up the game a database header names, and checks that the header
     /// describes a database of it as this build writes them.
     pub fn from_header(header: &Header) -> Result<AnyGame, OpenError> {
@@ -318,27 +354,15 @@ impl AnyGame {
     /// until the file's header (and a packed file's index) are supplied.
     pub fn open_ranges(
         name: &str,
-        file: std::sync::Arc<crate::db::RangeFile>,
+        file: Arc<crate::db::RangeFile>,
     ) -> Result<(Database, AnyGame), OpenError> {
         let (db, game) = Database::from_ranges_checked(name, file, AnyGame::from_header)?;
         Ok(AnyGame::ready(db, game))
     }
 
     /// The game, as a trait object of its own.
-    pub fn shared(&self) -> std::sync::Arc<dyn Game> {
-        match self {
-            AnyGame::BritishSquare(g) => std::sync::Arc::new(g.clone()),
-            AnyGame::DotsAndBoxes(g) => std::sync::Arc::new(g.clone()),
-            AnyGame::ConnectFour(g) => std::sync::Arc::new(g.clone()),
-            AnyGame::Dandelions(g) => std::sync::Arc::new(g.clone()),
-        }
-    }
-
-    /// The game's registry entry.
-    pub fn info(&self) -> &'static GameInfo {
-        let name = self.game().descriptor().name;
-        // Every game of the enum has its entry.
-        GAMES.iter().find(|g| g.name == name).unwrap_or(&GAMES[0])
+    pub fn shared(&self) -> Arc<dyn Game> {
+        self.entry().shared()
     }
 
     /// The game, as a trait object.
@@ -348,45 +372,30 @@ impl AnyGame {
 
     /// The game with its presentation, as a trait object.
     pub fn present(&self) -> &dyn Presentation {
-        match self {
-            AnyGame::BritishSquare(g) => g,
-            AnyGame::DotsAndBoxes(g) => g,
-            AnyGame::ConnectFour(g) => g,
-            AnyGame::Dandelions(g) => g,
-        }
+        self.entry().present()
     }
 
-    /// What this game's database holds. Connect Four and Dandelions keep
-    /// opening books, except on boards small enough to solve completely.
+    /// What this game's database holds: on some games it depends on the
+    /// board ([`RegisteredGame::database_kind`]; a book past the boards
+    /// small enough to solve completely, or past the boards a table holds).
     pub fn database_kind(&self) -> DatabaseKind {
-        match self {
-            AnyGame::ConnectFour(g) if g.variant().cells() <= MAX_FULL_CONNECT_FOUR_CELLS => {
-                DatabaseKind::Complete
-            }
-            AnyGame::Dandelions(g) if g.geometry().side() <= MAX_FULL_DANDELIONS_SIDE => {
-                DatabaseKind::Complete
-            }
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => DatabaseKind::Book {
-                default_depth: DOTS_AND_BOXES_BOOK_DEPTH,
-            },
-            _ => self.info().kind,
-        }
+        self.entry().database_kind()
     }
 
     /// True for games whose database may be an opening book and whose
-    /// positions can be searched: Connect Four and Dandelions on every
-    /// board, Dots and Boxes on boards past its tables
+    /// positions can be searched: the games whose standard database is a
+    /// book, on every board, and the others on the boards whose database is
     /// (`AnyGame::build_book`, `AnyGame::live`).
     pub fn has_book(&self) -> bool {
         matches!(self.info().kind, DatabaseKind::Book { .. })
             || matches!(self.database_kind(), DatabaseKind::Book { .. })
     }
 
-    /// Solves the game completely (monomorphised per game for speed).
+    /// Solves the game completely, with the solver it names
+    /// ([`RegisteredGame::solve`], monomorphised per game for speed).
     ///
-    /// Connect Four and Dandelions are solved completely only on small
-    /// boards ([`MAX_FULL_CONNECT_FOUR_CELLS`], [`MAX_FULL_DANDELIONS_SIDE`]);
-    /// larger ones get an opening book instead ([`AnyGame::build_book`]).
+    /// Fails on a board whose database is an opening book (build that with
+    /// [`AnyGame::build_book`]), and on one whose records do not fit.
     #[cfg(feature = "engine")]
     pub fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         if let Some(reason) = self.game().descriptor().storage_error() {
@@ -401,12 +410,7 @@ impl AnyGame {
                 ),
             });
         }
-        match self {
-            AnyGame::BritishSquare(g) => solve::bucketed::solve(g, progress).map(Solved::from),
-            AnyGame::DotsAndBoxes(g) => solve_dense(g, progress).map(Solved::from),
-            AnyGame::ConnectFour(g) => solve::solve(g, progress).map(Solved::from),
-            AnyGame::Dandelions(g) => solve::solve(g, progress).map(Solved::from),
-        }
+        self.entry().solve(progress)
     }
 
     /// Solves the game completely on the ranks of `ex`
@@ -424,12 +428,7 @@ impl AnyGame {
         {
             return None;
         }
-        match self {
-            AnyGame::BritishSquare(g) => Some(solve::ranks_bucketed::solve(g, ex, progress)),
-            AnyGame::ConnectFour(g) => Some(solve::ranks::solve(g, ex, progress)),
-            AnyGame::Dandelions(g) => Some(solve::ranks::solve(g, ex, progress)),
-            AnyGame::DotsAndBoxes(_) => None,
-        }
+        self.entry().solve_on_ranks(ex, progress)
     }
 
     /// Solves a game whose database is a dense table on the ranks of `ex`
@@ -446,12 +445,14 @@ impl AnyGame {
         if let Some(reason) = self.game().descriptor().storage_error() {
             return Some(Err(SolveError::TooLarge { reason }));
         }
-        match self {
-            AnyGame::DotsAndBoxes(g) => {
-                Some(solve::dense::solve_dense_on_ranks(g, ex, progress, output))
-            }
-            _ => None,
-        }
+        self.entry().solve_dense_on_ranks(ex, progress, output)
+    }
+
+    /// The game as its book's search sees it: `None` on a board whose
+    /// positions are not searched ([`RegisteredGame::book_game`]).
+    #[cfg(feature = "search")]
+    fn book_game(&self) -> Option<&dyn DynBookGame> {
+        self.entry().book_game()
     }
 
     /// Builds the game's opening book ([`crate::solve::book`]), or `None`
@@ -462,12 +463,7 @@ impl AnyGame {
         options: &BookOptions,
         progress: &dyn Progress,
     ) -> Option<Result<Solution, BookError>> {
-        match self {
-            AnyGame::ConnectFour(g) => Some(build_book(g, options, progress)),
-            AnyGame::Dandelions(g) => Some(build_book(g, options, progress)),
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => Some(build_book(g, options, progress)),
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        Some(self.book_game()?.build_book(options, progress))
     }
 
     /// [`AnyGame::build_book`] on the ranks of a job: every rank calls
@@ -482,27 +478,17 @@ impl AnyGame {
         farm: &dyn Farm,
         progress: &dyn Progress,
     ) -> Option<Result<RankBook, BookError>> {
-        match self {
-            AnyGame::ConnectFour(g) => Some(build_book_on_ranks(g, options, ex, farm, progress)),
-            AnyGame::Dandelions(g) => Some(build_book_on_ranks(g, options, ex, farm, progress)),
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
-                Some(build_book_on_ranks(g, options, ex, farm, progress))
-            }
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        Some(
+            self.book_game()?
+                .build_book_on_ranks(options, ex, farm, progress),
+        )
     }
 
     /// The `--table-bits` its book's searches accept, or `None` for a game
     /// without a book.
     #[cfg(feature = "search")]
     pub fn table_bits_range(&self) -> Option<std::ops::RangeInclusive<u32>> {
-        use crate::solve::book::BookGame;
-        match self {
-            AnyGame::ConnectFour(g) => Some(g.table_bits_range()),
-            AnyGame::Dandelions(g) => Some(g.table_bits_range()),
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => Some(g.table_bits_range()),
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        Some(self.book_game()?.table_bits_range())
     }
 
     /// Checks, before anything is allocated, that the tables of a live
@@ -516,15 +502,7 @@ impl AnyGame {
         searchers: usize,
         table_bits: u32,
     ) -> Option<Result<u64, TableError>> {
-        use crate::solve::book::BookGame;
-        match self {
-            AnyGame::ConnectFour(g) => Some(g.check_tables(searchers, table_bits)),
-            AnyGame::Dandelions(g) => Some(g.check_tables(searchers, table_bits)),
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
-                Some(g.check_tables(searchers, table_bits))
-            }
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        Some(self.book_game()?.check_tables(searchers, table_bits))
     }
 
     /// The memory in bytes of the tables of a live search with `searchers`
@@ -532,15 +510,7 @@ impl AnyGame {
     /// without a book.
     #[cfg(feature = "search")]
     pub fn table_bytes(&self, searchers: usize, table_bits: u32) -> Option<u64> {
-        use crate::solve::book::BookGame;
-        match self {
-            AnyGame::ConnectFour(g) => Some(g.table_bytes(searchers, table_bits)),
-            AnyGame::Dandelions(g) => Some(g.table_bytes(searchers, table_bits)),
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
-                Some(g.table_bytes(searchers, table_bits))
-            }
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        Some(self.book_game()?.table_bytes(searchers, table_bits))
     }
 
     /// Live search for a game with a book: answers any position, from
@@ -555,20 +525,8 @@ impl AnyGame {
         book: Option<&'a Database>,
         table_bits: u32,
     ) -> Option<Result<Box<dyn Oracle + 'a>, BookError>> {
-        fn boxed<'a, O: Oracle + 'a>(o: O) -> Box<dyn Oracle + 'a> {
-            Box::new(o)
-        }
         let book = book.map(|b| b as &dyn crate::core::BookSource);
-        match self {
-            AnyGame::ConnectFour(g) => {
-                Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
-            }
-            AnyGame::Dandelions(g) => Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed)),
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
-                Some(LiveSearch::new(g.clone(), book, table_bits).map(boxed))
-            }
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        Some(self.book_game()?.live(book, table_bits))
     }
 
     /// [`AnyGame::live`] with `searchers` searchers on a database it
@@ -577,41 +535,26 @@ impl AnyGame {
     #[cfg(feature = "search")]
     pub fn live_shared(
         &self,
-        book: Option<std::sync::Arc<Database>>,
+        book: Option<Arc<Database>>,
         table_bits: u32,
         searchers: usize,
     ) -> Option<Result<Box<dyn Oracle + Send + Sync>, BookError>> {
-        fn boxed<O: Oracle + Send + Sync + 'static>(o: O) -> Box<dyn Oracle + Send + Sync> {
-            Box::new(o)
-        }
-        let book = book.map(|b| b as std::sync::Arc<dyn crate::core::BookSource + Send + Sync>);
-        match self {
-            AnyGame::ConnectFour(g) => {
-                Some(LiveSearch::shared(g.clone(), book, table_bits, searchers).map(boxed))
-            }
-            AnyGame::Dandelions(g) => {
-                Some(LiveSearch::shared(g.clone(), book, table_bits, searchers).map(boxed))
-            }
-            AnyGame::DotsAndBoxes(g) if !g.has_table() => {
-                Some(LiveSearch::shared(g.clone(), book, table_bits, searchers).map(boxed))
-            }
-            AnyGame::BritishSquare(_) | AnyGame::DotsAndBoxes(_) => None,
-        }
+        let book = book.map(|b| b as Arc<dyn crate::core::BookSource + Send + Sync>);
+        Some(self.book_game()?.live_shared(book, table_bits, searchers))
     }
 
     /// The game's heuristics, bound to it, for the statistics.
     pub fn heuristics(&self) -> Vec<BoundHeuristic<'_>> {
-        match self {
-            AnyGame::BritishSquare(g) => british_square::HEURISTICS
-                .iter()
-                .map(|h| h.bind(g))
-                .collect(),
-            AnyGame::DotsAndBoxes(g) => dots_and_boxes::HEURISTICS
-                .iter()
-                .map(|h| h.bind(g))
-                .collect(),
-            AnyGame::ConnectFour(_) | AnyGame::Dandelions(_) => Vec::new(),
-        }
+        self.entry().heuristics()
+    }
+
+    /// What `generator` would cost for this game: a book of `depth` moves
+    /// (for a game whose database is a book) searched with tables of
+    /// `2^table_bits` words on `threads` threads. `None` when no measured
+    /// run tells.
+    #[cfg(feature = "engine")]
+    pub fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
+        self.entry().estimate(depth, table_bits, threads)
     }
 
     /// True for the game's standard variant (the one an empty spec names).
@@ -643,9 +586,57 @@ impl AnyGame {
         cmd
     }
 
-    /// A human-readable name: `british-square 5x5`.
+    /// A human-readable name: the game's name, a space and its variant.
     pub fn label(&self) -> String {
         let d = self.game().descriptor();
         format!("{} {}", d.name, d.variant)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game's declaration and its rules agree: its entry names the game
+    /// and id its databases carry, and an empty spec is its standard
+    /// variant.
+    #[test]
+    fn every_entry_names_its_game() {
+        for info in GAMES {
+            let game = AnyGame::new(info.name, "").unwrap();
+            let d = game.game().descriptor();
+            assert_eq!((d.name, d.id), (info.name, info.id));
+            assert_eq!(game.info().name, info.name);
+            assert!(game.is_standard());
+            assert_eq!(game.database_kind(), info.kind, "{}", info.name);
+        }
+    }
+
+    /// The help of `--table-bits` quotes, for every game answered by
+    /// search, a variant that is, most shared tables first.
+    #[cfg(feature = "search")]
+    #[test]
+    fn search_help_quotes_searched_variants() {
+        let searched = searched();
+        assert!(!searched.is_empty());
+        assert!(searched
+            .windows(2)
+            .all(|w| w[0].1.sharing <= w[1].1.sharing));
+        let (help, bounds) = (table_bits_help(), table_bits_bounds());
+        for (name, h) in &searched {
+            let game = AnyGame::new(name, h.variant).unwrap();
+            let range = game
+                .table_bits_range()
+                .expect("a variant answered by search");
+            let says = format!(
+                "{} takes {} to {} and {}",
+                h.subject,
+                range.start(),
+                range.end(),
+                h.sharing.says()
+            );
+            assert!(help.contains(&says), "{help}");
+            assert!(bounds.contains(range.start()) && bounds.contains(range.end()));
+        }
     }
 }

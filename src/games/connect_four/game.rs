@@ -19,14 +19,10 @@
 
 use super::bits::{Geometry, Standard};
 use super::board::{Bitboard, ParseError, Variant};
+use super::{ID, NAME};
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
 };
-
-/// Registry name of Connect Four.
-pub const NAME: &str = "connect-four";
-/// Numeric id of Connect Four in database headers.
-pub const ID: u32 = 3;
 
 /// Connect Four on one board size, as the engine sees it.
 #[derive(Clone, Debug)]

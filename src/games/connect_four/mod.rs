@@ -1,6 +1,9 @@
 //! Connect Four on any board that fits a 64-bit word (7x6 by default): board
 //! sizes, positions and their text forms (`board`, `game`), how they look
 //! (`present`), and an exact solver (`search`), which the rules never use.
+//! This file declares the game for the registry: which boards are solved
+//! completely and which get an opening book, and what building one costs
+//! ([`RegisteredGame`]).
 //!
 //! # Rules
 //! Two players drop stones in turn into the columns of a vertical board of
@@ -42,6 +45,119 @@ mod present;
 pub mod search;
 
 pub use board::{Bitboard, Board, BoardSizeError, MoveError, ParseError, Variant, MIN_SIDE};
-pub use game::{ConnectFour, ID, NAME};
+pub use game::ConnectFour;
 #[cfg(feature = "search")]
 pub use search::{BookScores, Solver, TableSizeError};
+
+use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
+use crate::core::VariantError;
+#[cfg(feature = "search")]
+use crate::solve::book::DynBookGame;
+#[cfg(feature = "engine")]
+use {
+    super::registered::Estimate,
+    crate::core::{Progress, Solved},
+    crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
+};
+
+/// Registry name of Connect Four.
+pub const NAME: &str = "connect-four";
+/// Numeric id of Connect Four in database headers.
+pub const ID: u32 = 3;
+
+/// The largest board solved completely, in cells (4x4: about a hundred
+/// thousand states; 5x4 already has some ten million). Larger boards get
+/// an opening book.
+pub const MAX_FULL_CELLS: u32 = 16;
+
+/// 7x6 books by depth, with the default table (2^26 entries): CPU seconds
+/// of the whole build, and the positions searched in parallel.
+#[cfg(feature = "engine")]
+const BOOK_COSTS: &[(u32, f64, f64)] = &[
+    (0, 58.0, 1.0),
+    (1, 120.0, 1.6),
+    (2, 290.0, 2.0),
+    (3, 600.0, 2.0),
+    (4, 800.0, 2.0),
+    (8, 11_926.0, 2.0),
+];
+
+impl RegisteredGame for ConnectFour {
+    const INFO: GameInfo = GameInfo {
+        name: NAME,
+        id: ID,
+        about: "Connect Four: drop stones, four in a row wins",
+        variants: "WxH boards from 4x4 whose bitboard fits 64 bits (width x (height + 1) \
+                   <= 64: 7x6 (default), 8x7, 12x4, 5x10, ...), all answered by search; \
+                   databases of the boards whose records fit 64 bits (7x6, 6x7, 6x6 and \
+                   smaller): up to 16 cells solved completely, larger ones an opening book",
+        notation: "the columns played from the empty board, 1-7 from the left \
+                   (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
+                   `O`, separated by `/`)",
+        example: "4453312",
+        file_stem: "c4",
+        kind: DatabaseKind::Book { default_depth: 1 },
+    };
+
+    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+        subject: "Connect Four",
+        variant: "",
+        sharing: TableSharing::One,
+    });
+
+    fn from_variant(spec: &str) -> Result<Self, VariantError> {
+        ConnectFour::from_variant(spec)
+    }
+
+    /// Boards of at most [`MAX_FULL_CELLS`] are solved completely, larger
+    /// ones get an opening book.
+    fn database_kind(&self) -> DatabaseKind {
+        if self.variant().cells() <= MAX_FULL_CELLS {
+            DatabaseKind::Complete
+        } else {
+            Self::INFO.kind
+        }
+    }
+
+    /// Every board is searched, the small ones too.
+    #[cfg(feature = "search")]
+    fn book_game(&self) -> Option<&dyn DynBookGame> {
+        Some(self)
+    }
+
+    /// The small boards: the layered solver (a move never goes back a
+    /// layer, and their states are few).
+    #[cfg(feature = "engine")]
+    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        solve::solve(self, progress).map(Solved::from)
+    }
+
+    #[cfg(feature = "engine")]
+    fn solve_on_ranks(
+        &self,
+        ex: &dyn Exchange,
+        progress: &dyn Progress,
+    ) -> Option<Result<RankSolution, SolveError>> {
+        Some(solve::ranks::solve(self, ex, progress))
+    }
+
+    /// Measured on 7x6 books (`BOOK_COSTS`) and the small boards (4x4
+    /// takes 0.02 s); other books have none.
+    #[cfg(feature = "engine")]
+    fn estimate(&self, depth: u32, table_bits: u32, _threads: usize) -> Option<Estimate> {
+        if self.database_kind() == DatabaseKind::Complete {
+            return Some(Estimate::SMALL);
+        }
+        if self.variant().to_string() != "7x6" {
+            return None;
+        }
+        let &(_, cpu, parallel) = BOOK_COSTS.iter().find(|r| r.0 == depth)?;
+        // One table of 8-byte entries shared by all searchers, touched all
+        // over by a search of any length.
+        Some(Estimate {
+            cpu_seconds: cpu,
+            parallelism: parallel,
+            peak_bytes: (8u64 << table_bits) + 20 * Estimate::MB,
+        })
+    }
+}

@@ -16,14 +16,10 @@
 //! `D`.
 
 use super::field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
+use super::{ID, NAME};
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
 };
-
-/// Registry name of Dandelions.
-pub const NAME: &str = "dandelions";
-/// Numeric id of Dandelions in database headers.
-pub const ID: u32 = 4;
 
 /// The code of the first wind move.
 pub(super) const WIND: u16 = 32;

@@ -21,7 +21,10 @@
 //! * [`Dandelions`]: the game for the engine (`game`), how it looks
 //!   (`present`);
 //! * `search`: the exact solver, and (`book`) how the opening book and
-//!   the live search use it; the rules never do.
+//!   the live search use it; the rules never do;
+//! * this file: the game's declaration for the registry (which fields are
+//!   solved completely, which get an opening book, and what building one
+//!   costs: [`RegisteredGame`]).
 
 #[cfg(feature = "search")]
 mod book;
@@ -32,6 +35,126 @@ mod present;
 pub mod search;
 
 pub use field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
-pub use game::{Dandelions, ID, NAME};
+pub use game::Dandelions;
 #[cfg(feature = "search")]
 pub use search::{decode, Solver, ENDGAME_TURNS};
+
+use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
+use crate::core::VariantError;
+#[cfg(feature = "search")]
+use crate::solve::book::DynBookGame;
+#[cfg(feature = "engine")]
+use {
+    super::registered::Estimate,
+    crate::core::{Progress, Solved},
+    crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
+};
+
+/// Registry name of Dandelions.
+pub const NAME: &str = "dandelions";
+/// Numeric id of Dandelions in database headers.
+pub const ID: u32 = 4;
+
+/// The largest field solved completely (its side): 4x4. The 5x5 field
+/// gets an opening book.
+pub const MAX_FULL_SIDE: u32 = 4;
+
+/// 5x5 books by depth: CPU seconds, and the states of the book (its memory
+/// grows with them).
+#[cfg(feature = "engine")]
+const BOOK_COSTS: &[(u32, f64, u64)] = &[
+    (4, 78.0, 4_157),
+    (5, 88.0, 72_639),
+    (6, 284.0, 392_805),
+    (7, 409.0, 5_581_130),
+    (8, 870.0, 20_226_648),
+    (9, 1_890.0, 195_032_592),
+];
+
+impl RegisteredGame for Dandelions {
+    const INFO: GameInfo = GameInfo {
+        name: NAME,
+        id: ID,
+        about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",
+        variants: "NxN fields, 5x5 (default) down to 2x2; 4x4 and smaller are solved \
+                   completely, 5x5 gets an opening book",
+        notation: "the field, 25 characters row-major (`.` uncovered, `*` seeded, `F` a \
+                   flower), then the wind directions used (`0` east, clockwise to `7` \
+                   north-east; `-` none), e.g. \"F****.................... 0\"",
+        example: "F****.................... 0",
+        file_stem: "dandelions",
+        kind: DatabaseKind::Book { default_depth: 5 },
+    };
+
+    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+        subject: "Dandelions",
+        variant: "",
+        sharing: TableSharing::PerSearcher,
+    });
+
+    fn from_variant(spec: &str) -> Result<Self, VariantError> {
+        Dandelions::from_variant(spec)
+    }
+
+    /// Fields up to [`MAX_FULL_SIDE`] are solved completely, 5x5 gets an
+    /// opening book.
+    fn database_kind(&self) -> DatabaseKind {
+        if self.geometry().side() <= MAX_FULL_SIDE {
+            DatabaseKind::Complete
+        } else {
+            Self::INFO.kind
+        }
+    }
+
+    /// Every field is searched, the small ones too.
+    #[cfg(feature = "search")]
+    fn book_game(&self) -> Option<&dyn DynBookGame> {
+        Some(self)
+    }
+
+    /// The small fields: the layered solver (every turn is a layer).
+    #[cfg(feature = "engine")]
+    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        solve::solve(self, progress).map(Solved::from)
+    }
+
+    #[cfg(feature = "engine")]
+    fn solve_on_ranks(
+        &self,
+        ex: &dyn Exchange,
+        progress: &dyn Progress,
+    ) -> Option<Result<RankSolution, SolveError>> {
+        Some(solve::ranks::solve(self, ex, progress))
+    }
+
+    /// Measured: 4x4 takes 15 s of CPU and 1.1 GB (its plain solver holds
+    /// every edge), 3x3 0.03 s; 5x5 books by depth (`BOOK_COSTS`); other
+    /// books have none.
+    #[cfg(feature = "engine")]
+    fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
+        let side = self.geometry().side();
+        if self.database_kind() == DatabaseKind::Complete {
+            return Some(if side == 4 {
+                Estimate {
+                    cpu_seconds: 15.0,
+                    parallelism: 1.5,
+                    peak_bytes: 1100 * Estimate::MB,
+                }
+            } else {
+                Estimate::SMALL
+            });
+        }
+        if side != 5 {
+            return None;
+        }
+        let &(_, cpu, states) = BOOK_COSTS.iter().find(|r| r.0 == depth)?;
+        // A table per searcher, and about 40 bytes a state while the layers
+        // are built, deduplicated and sorted.
+        let searchers = threads.max(1) as u64;
+        Some(Estimate {
+            cpu_seconds: cpu,
+            parallelism: 2.0,
+            peak_bytes: searchers * (8u64 << table_bits) + states * 40 + 20 * Estimate::MB,
+        })
+    }
+}

@@ -32,12 +32,14 @@ use crate::solve::memory::TableError;
 
 #[cfg(feature = "engine")]
 mod build;
+mod dynamic;
 #[cfg(feature = "engine")]
 pub mod farm;
 #[cfg(feature = "engine")]
 mod spread;
 #[cfg(feature = "engine")]
 pub use build::{build_book, layer_order};
+pub use dynamic::DynBookGame;
 #[cfg(feature = "engine")]
 pub use spread::{build_book_on_ranks, RankBook};
 

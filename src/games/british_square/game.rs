@@ -1,0 +1,799 @@
+//! British Square's rules and notation: [`BritishSquare`], its variants
+//! and its [`Game`] impl (the state key is documented in the folder's
+//! `mod.rs`).
+
+use super::children::{simd_available, Simd};
+use super::{ID, NAME};
+use crate::core::{Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, VariantError};
+use crate::games::square::SquareSymmetry;
+
+/// British Square with a given board size and opening rule.
+#[derive(Clone, Debug)]
+// The orbit tables serve the bucketed solver (`engine`) only.
+#[cfg_attr(not(feature = "engine"), allow(dead_code))]
+// Its fields are the folder's: the solver kernels beside the rules read them.
+pub struct BritishSquare {
+    pub(super) n: u32,
+    pub(super) cells: u32,
+    pub(super) center_allowed: bool,
+    pub(super) board: u64,
+    pub(super) not_first_col: u64,
+    pub(super) not_last_col: u64,
+    pub(super) forbidden_opening: u64,
+    pub(super) sym: SquareSymmetry,
+    pub(super) desc: GameDescriptor,
+    /// The vector instructions [`Game::canonical_children`] may use
+    /// (checked once).
+    pub(super) simd: Simd,
+    /// Per cell: its orbit under the 8 symmetries (the class of a move
+    /// there, see [`Bucketed`]).
+    pub(super) orbit: Vec<u8>,
+    /// The number of cells of each orbit.
+    pub(super) orbit_sizes: Vec<u32>,
+    /// The cells of each orbit.
+    pub(super) orbit_masks: Vec<u64>,
+    /// Per byte `i` of the occupied cells and its value: what those pieces
+    /// add to the bucket number (bucket numbers add up over cells).
+    pub(super) bucket_bytes: Box<[[u32; 256]; 4]>,
+    /// Per byte `i` of a set of cells and its value: the number of those
+    /// cells in each orbit, 4 bits per orbit.
+    pub(super) orbit_nibbles: Box<[[u32; 256]; 4]>,
+}
+
+impl BritishSquare {
+    /// The smallest supported board side.
+    pub const MIN_SIDE: u32 = 3;
+    /// The largest supported board side (two 25-cell planes and the side bit
+    /// leave 13 bits of a record for the value).
+    pub const MAX_SIDE: u32 = 5;
+
+    /// British Square on an `n x n` board. `center_allowed` lifts the rule that
+    /// X may not open in the centre (which only exists on odd boards).
+    pub fn new(n: u32, center_allowed: bool) -> Result<Self, VariantError> {
+        if !(Self::MIN_SIDE..=Self::MAX_SIDE).contains(&n) {
+            return Err(VariantError::new(
+                NAME,
+                &format!("{n}x{n}"),
+                format!("board size {n}x{n} is not supported (use 3x3, 4x4 or 5x5)"),
+            ));
+        }
+        let cells = n * n;
+        let board = (1u64 << cells) - 1;
+        let col = |c: u32| (0..n).fold(0u64, |acc, r| acc | 1 << (r * n + c));
+        let forbidden_opening = if n % 2 == 1 && !center_allowed {
+            1 << (cells / 2)
+        } else {
+            0
+        };
+        let sym = SquareSymmetry::new(n, 2);
+        // Orbits numbered in order of their smallest cell.
+        let reps: Vec<u32> = (0..cells)
+            .map(|c| (0..8).map(|s| sym.map_cell(c, s)).min().unwrap_or(c))
+            .collect();
+        let mut distinct = reps.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let orbit: Vec<u8> = reps
+            .iter()
+            .map(|r| distinct.partition_point(|d| d < r) as u8)
+            .collect();
+        let orbit_sizes: Vec<u32> = (0..distinct.len())
+            .map(|j| orbit.iter().filter(|&&o| usize::from(o) == j).count() as u32)
+            .collect();
+        let orbit_masks: Vec<u64> = (0..distinct.len())
+            .map(|j| {
+                (0..cells as usize)
+                    .filter(|&c| usize::from(orbit[c]) == j)
+                    .fold(0, |m, c| m | 1 << c)
+            })
+            .collect();
+        // A bucket (see `buckets`) numbers the pieces in each orbit as
+        // mixed-radix digits, the last orbit lowest: the numbering of the
+        // bucketed solver's piece-count scheme, which the solver's contract
+        // checks hold it to.
+        let mut weights = vec![1u32; orbit_sizes.len()];
+        for j in (0..weights.len().saturating_sub(1)).rev() {
+            weights[j] = weights[j + 1] * (orbit_sizes[j + 1] + 1);
+        }
+        // Both tables add up a value per cell over the cells of a byte.
+        let byte_tables = |per_cell: &dyn Fn(usize) -> u32| {
+            let mut tables = Box::new([[0u32; 256]; 4]);
+            for (i, table) in tables.iter_mut().enumerate() {
+                for (v, entry) in table.iter_mut().enumerate() {
+                    *entry = (0..8)
+                        .filter(|b| v >> b & 1 == 1 && 8 * i + b < cells as usize)
+                        .map(|b| per_cell(8 * i + b))
+                        .sum();
+                }
+            }
+            tables
+        };
+        let bucket_bytes = byte_tables(&|c| weights[usize::from(orbit[c])]);
+        // At most 8 cells an orbit: a nibble holds its count.
+        let orbit_nibbles = byte_tables(&|c| 1 << (4 * orbit[c]));
+        let mut variant = format!("{n}x{n}");
+        if center_allowed {
+            variant.push_str(",center-allowed");
+        }
+        Ok(BritishSquare {
+            n,
+            cells,
+            center_allowed,
+            board,
+            not_first_col: board & !col(0),
+            not_last_col: board & !col(n - 1),
+            forbidden_opening,
+            sym,
+            desc: GameDescriptor {
+                name: NAME,
+                id: ID,
+                variant,
+                key_bits: 2 * cells + 1,
+                value_bits: 6,
+                remoteness_bits: 6,
+                dense: false,
+            },
+            simd: simd_available(),
+            orbit,
+            orbit_sizes,
+            orbit_masks,
+            bucket_bytes,
+            orbit_nibbles,
+        })
+    }
+
+    /// Parses a variant spec: comma-separated options among `3x3`, `4x4`,
+    /// `5x5` and `center-allowed`. The empty spec is the standard game.
+    pub fn from_variant(spec: &str) -> Result<Self, VariantError> {
+        let bad = |reason: String| VariantError::new(NAME, spec, reason);
+        let mut size = None;
+        let mut center_allowed = false;
+        for opt in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let lower = opt.to_ascii_lowercase();
+            if lower == "center-allowed" || lower == "centre-allowed" {
+                center_allowed = true;
+            } else if let Some((a, b)) = lower.split_once('x') {
+                let (a, b) = match (a.parse::<u32>(), b.parse::<u32>()) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    _ => return Err(bad(format!("bad board size {opt:?}"))),
+                };
+                if a != b {
+                    return Err(bad(format!("British Square boards are square, not {opt}")));
+                }
+                if size.replace(a).is_some_and(|old| old != a) {
+                    return Err(bad(format!("two board sizes in {spec:?}")));
+                }
+            } else {
+                return Err(bad(format!(
+                    "unknown option {opt:?} (known: 3x3, 4x4, 5x5, center-allowed)"
+                )));
+            }
+        }
+        Self::new(size.unwrap_or(5), center_allowed).map_err(|e| bad(e.reason))
+    }
+
+    /// The side length of the board.
+    pub fn side(&self) -> u32 {
+        self.n
+    }
+
+    /// The number of cells.
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+
+    /// True when X may open in the centre.
+    pub fn center_allowed(&self) -> bool {
+        self.center_allowed
+    }
+
+    /// Builds a state key from X's and O's bitboards and the side to move.
+    pub fn key(&self, x: u64, o: u64, to_move: Player) -> u64 {
+        x | o << self.cells | u64::from(to_move == Player::Second) << (2 * self.cells)
+    }
+
+    /// X's bitboard.
+    #[inline]
+    pub fn x(&self, s: u64) -> u64 {
+        s & self.board
+    }
+
+    /// O's bitboard.
+    #[inline]
+    pub fn o(&self, s: u64) -> u64 {
+        (s >> self.cells) & self.board
+    }
+
+    #[inline]
+    pub(super) fn side_bit(&self) -> u64 {
+        1 << (2 * self.cells)
+    }
+
+    #[inline]
+    fn o_to_move(&self, s: u64) -> bool {
+        s & self.side_bit() != 0
+    }
+
+    /// Cells orthogonally adjacent to a piece of `b`.
+    #[inline]
+    fn neighbours(&self, b: u64) -> u64 {
+        ((b << 1) & self.not_first_col)
+            | ((b >> 1) & self.not_last_col)
+            | ((b << self.n) & self.board)
+            | (b >> self.n)
+    }
+
+    /// The cells where `player` may place a piece, given the two bitboards.
+    #[inline]
+    pub fn legal_cells(&self, x: u64, o: u64, player: Player) -> u64 {
+        let empty = self.board & !(x | o);
+        match player {
+            Player::First => {
+                let forbidden = if x | o == 0 {
+                    self.forbidden_opening
+                } else {
+                    0
+                };
+                empty & !self.neighbours(o) & !forbidden
+            }
+            Player::Second => empty & !self.neighbours(x),
+        }
+    }
+
+    fn cell_name(&self, cell: u32) -> String {
+        let col = (b'a' + (cell % self.n) as u8) as char;
+        format!("{}{}", col, cell / self.n + 1)
+    }
+
+    fn parse_cell(&self, text: &str) -> Option<u32> {
+        if let Ok(c) = text.parse::<u32>() {
+            return (c < self.cells).then_some(c);
+        }
+        let b = text.as_bytes();
+        if b.len() == 2 {
+            let col = b[0].to_ascii_lowercase().checked_sub(b'a')? as u32;
+            let row = b[1].checked_sub(b'1')? as u32;
+            if col < self.n && row < self.n {
+                return Some(row * self.n + col);
+            }
+        }
+        None
+    }
+
+    fn parse_move_list(&self, input: &str) -> Result<u64, PositionError> {
+        let mut s = self.start();
+        let mut scratch = Vec::new();
+        for (i, tok) in input
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+            .enumerate()
+        {
+            let is_pass = tok.eq_ignore_ascii_case("pass") || tok.eq_ignore_ascii_case("p");
+            if !is_pass {
+                // Forced passes may be left out of a move list.
+                scratch.clear();
+                self.moves(s, &mut scratch);
+                if let [e] = scratch[..] {
+                    if e.mv == Move::PASS {
+                        s = e.child;
+                    }
+                }
+            }
+            let mv = self.parse_move(s, tok).map_err(|e| {
+                let reason = match e {
+                    PositionError::Malformed { reason, .. }
+                    | PositionError::Illegal { reason, .. } => reason,
+                };
+                if is_pass || self.parse_cell(tok).is_some() {
+                    PositionError::illegal(input, format!("move {} ({tok}): {reason}", i + 1))
+                } else {
+                    PositionError::malformed(input, format!("move {} ({tok}): {reason}", i + 1))
+                }
+            })?;
+            s = self.play(s, mv);
+        }
+        Ok(s)
+    }
+
+    /// The state after a legal move.
+    fn play(&self, s: u64, mv: Move) -> u64 {
+        if mv == Move::PASS {
+            return s ^ self.side_bit();
+        }
+        let offset = if self.o_to_move(s) { self.cells } else { 0 };
+        (s | 1 << (u32::from(mv.0) + offset)) ^ self.side_bit()
+    }
+
+    fn parse_board(&self, input: &str) -> Result<u64, PositionError> {
+        let mut tokens = input.split_whitespace();
+        let board_text = tokens.next().unwrap_or("");
+        let side_text = tokens.next();
+        if tokens.next().is_some() {
+            return Err(PositionError::malformed(
+                input,
+                "expected a board and at most a side to move",
+            ));
+        }
+        let n = self.n as usize;
+        // The cells in order, rows joined: one pass, without allocating
+        // (batch mode parses hundreds of thousands of boards a second).
+        let cells = board_text.chars().filter(|&c| c != '/');
+        let (mut rows, mut row_len, mut rows_ok, mut count) = (1, 0, true, 0);
+        for c in board_text.chars() {
+            if c == '/' {
+                rows_ok &= row_len == n;
+                rows += 1;
+                row_len = 0;
+            } else {
+                row_len += 1;
+                count += 1;
+            }
+        }
+        if rows > 1 && !(rows_ok && row_len == n && rows == n) {
+            return Err(PositionError::malformed(
+                input,
+                format!("expected {n} rows of {n} cells separated by '/'"),
+            ));
+        }
+        if count != self.cells as usize {
+            return Err(PositionError::malformed(
+                input,
+                format!(
+                    "expected {} cells of '.', 'X' or 'O', found {count}",
+                    self.cells,
+                ),
+            ));
+        }
+        // Without branches on the cells, which are as unpredictable as the
+        // positions; the first bad character is then found for the message.
+        let (mut x, mut o) = (0u64, 0u64);
+        let mut valid = board_text.is_ascii();
+        if valid {
+            for (i, b) in board_text.bytes().filter(|&b| b != b'/').enumerate() {
+                let upper = b & !0x20;
+                x |= u64::from(upper == b'X') << i;
+                o |= u64::from(upper == b'O') << i;
+                valid &= upper == b'X' || upper == b'O' || b == b'.';
+            }
+        }
+        if !valid {
+            if let Some((i, ch)) = cells
+                .enumerate()
+                .find(|&(_, ch)| !matches!(ch, '.' | 'X' | 'x' | 'O' | 'o'))
+            {
+                return Err(PositionError::malformed(
+                    input,
+                    format!("unexpected character {ch:?} at cell {i}"),
+                ));
+            }
+        }
+        let touching = x & self.neighbours(o);
+        if touching != 0 {
+            let cx = touching.trailing_zeros();
+            let co = (self.neighbours(1 << cx) & o).trailing_zeros();
+            return Err(PositionError::illegal(
+                input,
+                format!("X on cell {cx} is orthogonally adjacent to O on cell {co}"),
+            ));
+        }
+        if o == 0 && x == self.forbidden_opening && x != 0 {
+            return Err(PositionError::illegal(
+                input,
+                "X may not open in the centre",
+            ));
+        }
+        let to_move = match side_text {
+            Some(t) if t.eq_ignore_ascii_case("x") => Player::First,
+            Some(t) if t.eq_ignore_ascii_case("o") => Player::Second,
+            Some(t) => {
+                return Err(PositionError::malformed(
+                    input,
+                    format!("side to move must be X or O, not {t:?}"),
+                ))
+            }
+            None => self.derive_side(input, x, o)?,
+        };
+        Ok(self.key(x, o, to_move))
+    }
+
+    fn derive_side(&self, input: &str, x: u64, o: u64) -> Result<Player, PositionError> {
+        let x_can = self.legal_cells(x, o, Player::First) != 0;
+        let o_can = self.legal_cells(x, o, Player::Second) != 0;
+        match (x_can, o_can) {
+            (true, false) => return Ok(Player::First),
+            (false, true) => return Ok(Player::Second),
+            _ => {}
+        }
+        let (nx, no) = (x.count_ones(), o.count_ones());
+        if !x_can {
+            // Neither side can move: the game is over, whoever is to move.
+            return Ok(if nx <= no {
+                Player::First
+            } else {
+                Player::Second
+            });
+        }
+        if nx == no {
+            Ok(Player::First)
+        } else if nx == no + 1 {
+            Ok(Player::Second)
+        } else {
+            Err(PositionError::illegal(
+                input,
+                format!(
+                    "cannot tell whose turn it is with {nx} X and {no} O; append \" X\" or \" O\""
+                ),
+            ))
+        }
+    }
+}
+
+impl Game for BritishSquare {
+    /// The exact count of each variant (tests/vectors/british_square.txt
+    /// for 5x5); a placement per ply and at most a pass between two.
+    fn limits(&self) -> Limits {
+        let exact = match (self.n, self.center_allowed) {
+            (5, false) => 8_659_987,
+            (5, true) => 8_659_992,
+            (4, _) => 10_206,
+            (_, false) => 74,
+            (_, true) => 76,
+        };
+        Limits {
+            states: exact,
+            exact_states: Some(exact),
+            max_net: self.cells as i32,
+            max_remoteness: 2 * self.cells,
+        }
+    }
+
+    fn descriptor(&self) -> &GameDescriptor {
+        &self.desc
+    }
+
+    fn start(&self) -> u64 {
+        0
+    }
+
+    fn layer_count(&self) -> usize {
+        self.cells as usize + 1
+    }
+
+    #[inline]
+    fn layer(&self, state: u64) -> usize {
+        (state & (self.side_bit() - 1)).count_ones() as usize
+    }
+
+    fn to_move(&self, state: u64) -> Player {
+        if self.o_to_move(state) {
+            Player::Second
+        } else {
+            Player::First
+        }
+    }
+
+    fn symmetry_count(&self) -> usize {
+        8
+    }
+
+    fn transform(&self, state: u64, sym: usize) -> u64 {
+        let side = state & self.side_bit();
+        self.sym.apply(state & !self.side_bit(), sym) | side
+    }
+
+    fn transform_move(&self, mv: Move, sym: usize) -> Move {
+        if mv == Move::PASS {
+            mv
+        } else {
+            Move(self.sym.map_cell(u32::from(mv.0), sym) as u16)
+        }
+    }
+
+    #[inline]
+    fn canonical(&self, state: u64) -> u64 {
+        let side = state & self.side_bit();
+        let imgs = self.sym.images(state & !self.side_bit());
+        imgs.iter().copied().min().unwrap_or(state) | side
+    }
+
+    fn moves(&self, s: u64, out: &mut Vec<Edge>) {
+        let (x, o) = (self.x(s), self.o(s));
+        let me = self.to_move(s);
+        let mut legal = self.legal_cells(x, o, me);
+        if legal == 0 {
+            if self.legal_cells(x, o, me.opponent()) != 0 {
+                out.push(Edge {
+                    mv: Move::PASS,
+                    child: s ^ self.side_bit(),
+                    reward: 0,
+                    again: false,
+                });
+            }
+            return;
+        }
+        while legal != 0 {
+            let cell = legal.trailing_zeros();
+            legal &= legal - 1;
+            out.push(Edge {
+                mv: Move(cell as u16),
+                child: self.play(s, Move(cell as u16)),
+                reward: 1,
+                again: false,
+            });
+        }
+    }
+
+    /// Canonicalises every child from the parent's 8 images: the image of a
+    /// child under a symmetry is the parent's image plus one mapped bit
+    /// ([`BritishSquare::children_in`]).
+    fn canonical_children(&self, s: u64, out: &mut Vec<Edge>) {
+        let (x, o) = (self.x(s), self.o(s));
+        let me = self.to_move(s);
+        let legal = self.legal_cells(x, o, me);
+        if legal != 0 {
+            self.children_in(s, legal, out);
+        } else if self.legal_cells(x, o, me.opponent()) != 0 {
+            out.push(self.pass_edge(s));
+        }
+    }
+
+    fn is_valid_key(&self, key: u64) -> bool {
+        if key >> (2 * self.cells + 1) != 0 {
+            return false;
+        }
+        let (x, o) = (self.x(key), self.o(key));
+        x & o == 0 && x & self.neighbours(o) == 0
+    }
+
+    fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(PositionError::malformed(
+                text,
+                "empty position (`start` is the start)",
+            ));
+        }
+        if t.eq_ignore_ascii_case("start") {
+            return Ok(self.start());
+        }
+        if let Some(rest) = t.strip_prefix("moves:") {
+            return self.parse_move_list(rest);
+        }
+        // A move list starts with a move (cell number, coordinate or pass);
+        // a board never does.
+        let first = t
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .next()
+            .unwrap_or("");
+        let is_pass = first.eq_ignore_ascii_case("pass") || first.eq_ignore_ascii_case("p");
+        if is_pass
+            || self.parse_cell(first).is_some()
+            || first.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return self.parse_move_list(t);
+        }
+        self.parse_board(t)
+    }
+
+    fn format_position(&self, s: u64) -> String {
+        let (x, o) = (self.x(s), self.o(s));
+        let mut out = String::with_capacity(self.cells as usize + self.n as usize + 2);
+        for cell in 0..self.cells {
+            if cell > 0 && cell % self.n == 0 {
+                out.push('/');
+            }
+            out.push(if x >> cell & 1 != 0 {
+                'X'
+            } else if o >> cell & 1 != 0 {
+                'O'
+            } else {
+                '.'
+            });
+        }
+        out.push(' ');
+        out.push_str(self.player_name(self.to_move(s)));
+        out
+    }
+
+    fn format_move(&self, mv: Move) -> String {
+        if mv == Move::PASS {
+            "pass".to_owned()
+        } else {
+            mv.0.to_string()
+        }
+    }
+
+    fn write_move(&self, mv: Move, out: &mut String) {
+        if mv == Move::PASS {
+            out.push_str("pass");
+        } else {
+            // Cells are below 100.
+            if mv.0 >= 10 {
+                out.push(char::from(b'0' + (mv.0 / 10 % 10) as u8));
+            }
+            out.push(char::from(b'0' + (mv.0 % 10) as u8));
+        }
+    }
+
+    fn parse_move(&self, s: u64, text: &str) -> Result<Move, PositionError> {
+        let t = text.trim();
+        let (x, o) = (self.x(s), self.o(s));
+        let me = self.to_move(s);
+        let legal = self.legal_cells(x, o, me);
+        if t.eq_ignore_ascii_case("pass") || t.eq_ignore_ascii_case("p") {
+            if legal != 0 {
+                return Err(PositionError::illegal(
+                    text,
+                    "pass is only allowed when no placement is legal",
+                ));
+            }
+            if self.legal_cells(x, o, me.opponent()) == 0 {
+                return Err(PositionError::illegal(text, "the game is over"));
+            }
+            return Ok(Move::PASS);
+        }
+        let cell = self.parse_cell(t).ok_or_else(|| {
+            PositionError::malformed(
+                text,
+                format!(
+                    "a move is a cell number 0..{} , a coordinate a1..{} or pass",
+                    self.cells - 1,
+                    self.cell_name(self.cells - 1)
+                ),
+            )
+        })?;
+        if legal >> cell & 1 == 0 {
+            let reason = if (x | o) >> cell & 1 != 0 {
+                format!("cell {cell} is occupied")
+            } else if legal == 0 {
+                format!(
+                    "{} has no legal placement and must pass",
+                    self.player_name(me)
+                )
+            } else if cell == self.cells / 2 && x | o == 0 && self.forbidden_opening != 0 {
+                "X may not open in the centre".to_owned()
+            } else {
+                format!(
+                    "cell {cell} is next to a piece of {}",
+                    self.player_name(me.opponent())
+                )
+            };
+            return Err(PositionError::illegal(text, reason));
+        }
+        Ok(Move(cell as u16))
+    }
+
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "X",
+            Player::Second => "O",
+        }
+    }
+
+    fn player_pieces(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "crosses; moves first",
+            Player::Second => "rings",
+        }
+    }
+
+    fn score(&self, s: u64, net: i32) -> i32 {
+        let diff = self.x(s).count_ones() as i32 - self.o(s).count_ones() as i32;
+        match self.to_move(s) {
+            Player::First => diff + net,
+            Player::Second => diff - net,
+        }
+    }
+
+    fn lead(&self, s: u64) -> Option<i32> {
+        Some(self.x(s).count_ones() as i32 - self.o(s).count_ones() as i32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_moves_exclude_the_centre_unless_allowed() {
+        let g = BritishSquare::new(5, false).unwrap();
+        let mut v = Vec::new();
+        g.moves(g.start(), &mut v);
+        assert_eq!(v.len(), 24);
+        assert!(v.iter().all(|e| e.mv != Move(12)));
+        let g = BritishSquare::new(5, true).unwrap();
+        v.clear();
+        g.moves(g.start(), &mut v);
+        assert_eq!(v.len(), 25);
+    }
+
+    #[test]
+    fn o_cannot_play_next_to_x() {
+        let g = BritishSquare::new(5, false).unwrap();
+        let s = g.play(g.start(), Move(0));
+        let mut v = Vec::new();
+        g.moves(s, &mut v);
+        let cells: Vec<u16> = v.iter().map(|e| e.mv.0).collect();
+        assert_eq!(cells.len(), 22);
+        assert!(!cells.contains(&0) && !cells.contains(&1) && !cells.contains(&5));
+    }
+
+    #[test]
+    fn canonical_children_agree_with_the_slow_path() {
+        let g = BritishSquare::new(5, false).unwrap();
+        let mut s = g.start();
+        for mv in [3u16, 7, 20, 11, 24] {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            g.canonical_children(s, &mut fast);
+            g.moves(s, &mut slow);
+            for e in &mut slow {
+                e.child = g.canonical(e.child);
+            }
+            assert_eq!(fast, slow);
+            s = g.play(s, Move(mv));
+        }
+    }
+
+    #[test]
+    fn positions_round_trip_and_errors_are_explained() {
+        let g = BritishSquare::new(5, false).unwrap();
+        let s = g.parse_position("0 24 4").unwrap();
+        assert_eq!(g.format_position(s), "X...X/...../...../...../....O O");
+        assert_eq!(g.parse_position(&g.format_position(s)).unwrap(), s);
+        assert_eq!(
+            g.parse_position("X...X/...../...../...../....O").unwrap(),
+            s
+        );
+        assert_eq!(
+            g.parse_position("a1 e5 e1").unwrap(),
+            g.parse_position("moves: 0,24,4").unwrap()
+        );
+        assert!(matches!(
+            g.parse_position("12"),
+            Err(PositionError::Illegal { .. })
+        ));
+        assert!(matches!(
+            g.parse_position("XO.......................").unwrap_err(),
+            PositionError::Illegal { .. }
+        ));
+        assert!(matches!(
+            g.parse_position("X.......").unwrap_err(),
+            PositionError::Malformed { .. }
+        ));
+        assert!(matches!(
+            g.parse_position("0 zz").unwrap_err(),
+            PositionError::Malformed { .. }
+        ));
+    }
+
+    #[test]
+    fn written_moves_match_formatted_moves() {
+        let g = BritishSquare::new(5, false).unwrap();
+        for mv in (0..25).map(Move).chain([Move::PASS]) {
+            let mut out = String::new();
+            g.write_move(mv, &mut out);
+            assert_eq!(out, g.format_move(mv));
+        }
+    }
+
+    #[test]
+    fn variants_parse() {
+        assert_eq!(
+            BritishSquare::from_variant("")
+                .unwrap()
+                .descriptor()
+                .variant,
+            "5x5"
+        );
+        assert_eq!(
+            BritishSquare::from_variant("4x4, center-allowed")
+                .unwrap()
+                .descriptor()
+                .variant,
+            "4x4,center-allowed"
+        );
+        assert!(BritishSquare::from_variant("6x6").is_err());
+        assert!(BritishSquare::from_variant("4x5").is_err());
+        assert!(BritishSquare::from_variant("huge").is_err());
+    }
+}
