@@ -243,7 +243,7 @@ fn too_long_position(head: &str) -> PositionError {
 /// [`MAX_POSITION`] bytes, whose beginning is `head`.
 pub fn too_long_json(head: &str) -> String {
     json::error(
-        head,
+        Some(head),
         &format!("input line is longer than {MAX_POSITION} bytes"),
     )
 }
@@ -579,7 +579,7 @@ impl Tablebase {
             return too_long_json(&position.chars().take(HEAD).collect::<String>());
         }
         self.probe_json_checked(position)
-            .unwrap_or_else(|e| json::error(position, &e.to_string()))
+            .unwrap_or_else(|e| json::error(Some(position), &e.to_string()))
     }
 
     /// The line of [`Tablebase::probe_json`] for an answered position, and

@@ -134,7 +134,9 @@ class Database:
     def verify(self):
         """Reads the whole file this object answers from and re-derives
         every value from its children (``query verify``).  Returns the
-        report as a dict, or raises ``CorruptDatabase``."""
+        report as a dict, the object ``query verify --json`` prints
+        (``ok``, ``game``, ``variant``, ``records``, ``children_checked``,
+        ``derived``, ``db``), or raises ``CorruptDatabase``."""
         return _json.loads(self._db.verify())
 
 

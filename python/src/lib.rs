@@ -24,6 +24,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use boardsolve::analysis::json;
 use boardsolve::cli::MAX_LINE;
 use boardsolve::core::{Cancel, Progress};
 use boardsolve::db::DbError;
@@ -624,25 +625,17 @@ impl Database {
     }
 
     /// Reads the whole file this database answers from and re-derives
-    /// every value (`query verify`): the report as JSON, or
-    /// `CorruptDatabase`.
+    /// every value (`query verify`): the report as the JSON `query verify
+    /// --json` prints, or `CorruptDatabase`.
     fn verify(&self, py: Python<'_>) -> PyResult<String> {
         let tb = Arc::clone(&self.tb);
-        let path = self.path.clone();
+        let path = self.path.display().to_string();
         let report = detached(py, move |cancel| {
             let game = tb.any_game().game();
             let report =
                 boardsolve::analysis::verify::verify(tb.database(), game, &Stop(cancel.clone()))
                     .map_err(|e| e.to_string())?;
-            Ok::<_, String>(
-                serde_json::json!({
-                    "db": path, "ok": true, "game": game.descriptor().name,
-                    "variant": game.descriptor().variant,
-                    "records": report.records, "children_checked": report.children_checked,
-                    "derived": report.derived,
-                })
-                .to_string(),
-            )
+            Ok::<_, String>(json::verify(&path, game, Ok(&report)))
         })?;
         report.map_err(|message| {
             CorruptDatabase::new_err(format!("{}: {message}", self.path.display()))

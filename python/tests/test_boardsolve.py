@@ -131,6 +131,24 @@ def test_info_line_and_verify(dbs):
     assert report["ok"] and report["records"] == 10206
 
 
+@pytest.mark.parametrize("game,variant,depth,n", GAMES + [("connect-four", "5x4", 3, 0)])
+def test_info_and_verify_are_the_objects_query_prints(dbs, tmp_path, game, variant, depth, n):
+    # The same objects as `query --json info` and `query verify --json`,
+    # field for field, for every game and for an opening book.
+    db_path = dbs.get((game, variant)) or generate(tmp_path, game, variant, depth)
+    db = boardsolve.open(db_path)
+    info = run(BIN / "query", "--db", db_path, "info", "--json")
+    assert info.returncode == 0, info.stderr
+    assert db.info() == json.loads(info.stdout)
+    verify = run(BIN / "query", "--db", db_path, "verify", "-q", "--json")
+    assert verify.returncode == 0, verify.stderr
+    report = db.verify()
+    assert report == json.loads(verify.stdout)
+    assert report["ok"] and report["db"] == str(db_path)
+    assert report["children_checked"] == (depth is None)
+    assert 0 < report["derived"] <= report["records"] == len(db)
+
+
 def reseal_header(data):
     struct.pack_into("<Q", data, 4088, xxh3_64(bytes(data[:4088])))
 

@@ -13,7 +13,9 @@ use boardsolve::db::pack::{
 use boardsolve::registry::AnyGame;
 use clap::Args;
 
-use super::{db_failure, emit, open_db, usage, DbArgs, Failure};
+use crate::args::DbArgs;
+use crate::failure::{db_failure, emit, usage, Failure};
+use crate::source::open_db;
 
 /// `query pack`'s arguments.
 #[derive(Args, Debug)]

@@ -3,18 +3,73 @@
 //!
 //! The session is a plain state machine ([`Session::handle`] takes one
 //! command line and returns the text to print), so scripted tests drive it
-//! exactly as a person at the prompt does; [`run`] only adds the line
-//! editor when stdin is a terminal.
+//! exactly as a person at the prompt does; [`run_session`] only adds the
+//! line editor when stdin is a terminal, and [`run`] sets it up from the
+//! command line.
 
 use boardsolve::render::signed;
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
 use anyhow::{Context, Result};
+use boardsolve::cli::EXIT_SUCCESS;
 use boardsolve::{analyze_position, Analysis, Move, Oracle, Player, Position, Presentation};
 
 use crate::answer;
+use crate::args::{DbArgs, PlayArgs};
+use crate::failure::{usage, Failure};
 use crate::lines::{self, Line};
+use crate::source::Source;
+
+/// `query play`: a session from the position `args` names, on the answers
+/// of the source the flags name.
+pub fn run(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
+    if db_args.json {
+        return Err(usage(
+            "--json does not apply to play, which talks to people",
+        ));
+    }
+    let source = Source::open(db_args)?;
+    let oracle = source.oracle()?;
+    play_with(source.game.present(), &*oracle, args, color)
+}
+
+/// A session on `db` from `args`'s position, with its options.
+fn play_with(
+    game: &dyn Presentation,
+    db: &dyn Oracle,
+    args: &PlayArgs,
+    color: bool,
+) -> Result<u8, Failure> {
+    let start = match &args.position {
+        Some(text) => {
+            let p = game.parse(text).map_err(anyhow::Error::new)?;
+            analyze_position(game, db, &p).map_err(anyhow::Error::new)?;
+            p
+        }
+        None => {
+            let state = game.start();
+            boardsolve::Position {
+                state,
+                to_move: game.to_move(state),
+                // Nobody has scored before the first move.
+                lead: Some(game.lead(state).unwrap_or(0)),
+            }
+        }
+    };
+    let seed = match (args.seed, args.random) {
+        (Some(seed), _) => Some(seed),
+        (None, true) => Some(fastrand::u64(..)),
+        (None, false) => None,
+    };
+    let opts = Options {
+        ai: args.ai,
+        seed,
+        color,
+    };
+    run_session(Session::new(game, db, start, opts))?;
+    Ok(EXIT_SUCCESS)
+}
 
 /// Which sides the program plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -569,7 +624,7 @@ impl<'a> Session<'a> {
 
 /// Runs a session on stdin and stdout: a line editor with history when
 /// stdin is a terminal, plain lines (no prompts) otherwise.
-pub fn run(mut session: Session<'_>) -> Result<()> {
+pub fn run_session(mut session: Session<'_>) -> Result<()> {
     let stdout = io::stdout();
     let mut w = stdout.lock();
     let begin = session.begin()?;

@@ -41,10 +41,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use boardsolve::analysis::{analyze_position, json, picture, principal_variation, QueryError};
+use boardsolve::cli::EXIT_SUCCESS;
 use boardsolve::core::{Cancel, Oracle};
 use boardsolve::registry::AnyGame;
 use boardsolve::{Database, PositionError};
 use clap::Args;
+
+use crate::args::DbArgs;
+use crate::failure::{usage, Failure};
+use crate::source::open_db;
 
 /// Longest accepted request target (path and query), in bytes.
 const MAX_URI: usize = 8192;
@@ -248,10 +253,7 @@ fn reply(status: StatusCode, body: String) -> Response {
 
 /// An error object without an input.
 fn error(status: StatusCode, message: &str) -> Response {
-    let mut body = String::from("{\"error\":");
-    json::string(&mut body, message);
-    body.push('}');
-    reply(status, body)
+    reply(status, json::error(None, message))
 }
 
 impl App {
@@ -553,7 +555,7 @@ fn respond(app: &App, done: Result<Body, Refusal>, p: &str, tag: HeaderValue) ->
             reply(StatusCode::OK, body)
         }
         Ok(Body::Svg(None)) => return error(StatusCode::NOT_FOUND, "this game has no picture"),
-        Err(e) => return reply(e.status(), json::error(p, &e.message())),
+        Err(e) => return reply(e.status(), json::error(Some(p), &e.message())),
     };
     let h = r.headers_mut();
     h.insert(header::ETAG, tag);
@@ -612,7 +614,10 @@ async fn play(
                 .insert(header::CACHE_CONTROL, app.cache.clone());
             r
         }
-        Err(e) => reply(StatusCode::BAD_REQUEST, json::error(p, &e.to_string())),
+        Err(e) => reply(
+            StatusCode::BAD_REQUEST,
+            json::error(Some(p), &e.to_string()),
+        ),
     }
 }
 
@@ -715,9 +720,7 @@ async fn json_errors(mut response: Response) -> Response {
         "" => reason,
         t => format!("{reason}: {t}"),
     };
-    let mut body = String::from("{\"error\":");
-    json::string(&mut body, &message);
-    body.push_str("}\n");
+    let body = json::error(None, &message) + "\n";
     parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -795,9 +798,52 @@ fn open(
     Ok(served)
 }
 
+/// `query serve`: serves what the flags name (each `--db FILE`, or what
+/// `query` would answer from) until Ctrl-C or SIGTERM.
+pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
+    if db_args.json {
+        return Err(usage(
+            "--json does not apply to serve, whose answers are JSON",
+        ));
+    }
+    args.check().map_err(|e| usage(&e))?;
+    let (sources, searched) = if db_args.db.is_empty() {
+        // The default file of --game and --variant, or search alone for a
+        // game that has it, as `query` answers.
+        let source = crate::source::Source::open(db_args)?;
+        let searched = vec![source.game.clone()];
+        match source.db {
+            Some(_) => (vec![Source::File(PathBuf::from(&source.path))], searched),
+            None => (vec![Source::Search(Box::new(source.game))], searched),
+        }
+    } else {
+        if db_args.game.is_some() || db_args.variant.is_some() {
+            return Err(usage(
+                "--game and --variant do not apply to serve with --db: the files say their games",
+            ));
+        }
+        let mut searched = Vec::new();
+        for path in &db_args.db {
+            searched.push(open_db(path)?.1);
+        }
+        (
+            db_args.db.iter().cloned().map(Source::File).collect(),
+            searched,
+        )
+    };
+    // Search tables the machine cannot hold are refused before anything
+    // is allocated: one for each search thread.
+    let table_bits = db_args.table_bits.unwrap_or(TABLE_BITS);
+    for game in searched.iter().filter(|g| g.has_book()) {
+        args.check_tables(game, table_bits).map_err(|e| usage(&e))?;
+    }
+    listen(sources, args, table_bits, db_args.cache_bytes())?;
+    Ok(EXIT_SUCCESS)
+}
+
 /// Serves `sources` until Ctrl-C or SIGTERM, searching with tables of
 /// `2^table_bits` entries.
-pub fn run(
+pub fn listen(
     sources: Vec<Source>,
     args: &ServeArgs,
     table_bits: u32,
@@ -846,7 +892,7 @@ pub fn run(
             .await
             .with_context(|| format!("listening on {}", args.addr))?;
         let addr = listener.local_addr().context("listening")?;
-        crate::emit(&format!("listening on http://{addr}\n")).map_err(|f| f.error)?;
+        crate::failure::emit(&format!("listening on http://{addr}\n")).map_err(|f| f.error)?;
         net::serve(listener, router, limits, stop, || app.searches.cancel_all())
             .await
             .context("serving")

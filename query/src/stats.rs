@@ -1,20 +1,22 @@
 //! `query stats`: facts about the whole game, as tables for people or one
 //! JSON object.
 
-use boardsolve::render::signed;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use anyhow::Context;
+use boardsolve::analysis::json;
 use boardsolve::analysis::stats::heuristics::explain;
 use boardsolve::analysis::stats::{compute, Options, Outcomes, Stats, StatsError};
+use boardsolve::cli::{EXIT_SUCCESS, EXIT_USAGE};
 use boardsolve::registry::AnyGame;
+use boardsolve::render::signed;
 use boardsolve::{Database, Player, Presentation};
 use clap::Args;
-use serde::Serialize;
 
-use super::{db_failure, Failure};
-use boardsolve::cli::{EXIT_SUCCESS, EXIT_USAGE};
+use crate::args::DbArgs;
+use crate::failure::{db_failure, Failure};
+use crate::source::Source;
 
 /// Options of `query stats`.
 #[derive(Args, Debug)]
@@ -29,12 +31,32 @@ pub struct StatsArgs {
     examples: Option<usize>,
 }
 
+/// `query stats` on the database the flags name.
+pub fn run(db_args: &DbArgs, args: &StatsArgs) -> Result<u8, Failure> {
+    let source = Source::open(db_args)?;
+    let db = source.database()?;
+    // The statistics read every record: a packed file is unpacked in
+    // memory first.
+    let unpacked;
+    let db = if db.is_packed() {
+        unpacked = db
+            .unpack()
+            .with_context(|| format!("database {}", source.path))
+            .map_err(db_failure)?;
+        &unpacked
+    } else {
+        db
+    };
+    db.build_index();
+    report(db, &source.game, &source.path, db_args.json, args)
+}
+
 /// Runs `query stats` on an open database.
-pub fn run(
+fn report(
     db: &Database,
     game: &AnyGame,
     path: &str,
-    json: bool,
+    as_json: bool,
     args: &StatsArgs,
 ) -> Result<u8, Failure> {
     let only = args.heuristic.clone();
@@ -52,11 +74,9 @@ pub fn run(
         e => Failure::from(anyhow::Error::new(e)),
     })?;
     let g = game.present();
-    let text = if json {
-        let mut s = serde_json::to_string(&to_json(g, db, game, path, &stats, only.is_some())?)
-            .context("writing JSON")?;
-        s.push('\n');
-        s
+    let text = if as_json {
+        let heuristics = game.heuristics();
+        json::stats(path, g, &heuristics, db, &stats, only.is_some()).map_err(db_failure)? + "\n"
     } else {
         human(g, db, game, path, &stats, only.is_some())?
     };
@@ -334,203 +354,6 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
     let best: Vec<String> = a.best_moves().map(|m| g.format_move(m.mv)).collect();
     let _ = writeln!(o, "Best first moves: {}", best.join(" "));
     let _ = writeln!(o, "(The map of any other position: `query POSITION`.)");
-}
-
-#[derive(Serialize)]
-struct JsonStats {
-    db: String,
-    game: &'static str,
-    variant: String,
-    /// "canonical" (one state per symmetry class) or "every-key".
-    states_counted: &'static str,
-    /// False for an opening book: the counts are of its states only.
-    complete: bool,
-    value_meaning: String,
-    players: [&'static str; 2],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    states: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by_layer: Option<Vec<u64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by_value: Option<Vec<JsonValueCount>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by_layer_value: Option<Vec<JsonLayerValueCount>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    terminal: Option<JsonTerminal>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    playouts: Option<JsonPlayouts>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    start_value: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    start_moves: Option<Vec<JsonMove>>,
-    heuristics: Vec<JsonHeuristic>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    heuristics_note: Option<String>,
-}
-
-#[derive(Serialize)]
-struct JsonValueCount {
-    value: i32,
-    states: u64,
-}
-
-#[derive(Serialize)]
-struct JsonLayerValueCount {
-    layer: usize,
-    value: i32,
-    states: u64,
-}
-
-#[derive(Serialize)]
-struct JsonTerminal {
-    count: u64,
-    /// `null` when the key holds no score (who wins depends on the path).
-    first_wins: Option<u64>,
-    second_wins: Option<u64>,
-    ties: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct JsonPlayouts {
-    games: Option<u128>,
-    first_wins: Option<u128>,
-    second_wins: Option<u128>,
-    ties: Option<u128>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-}
-
-#[derive(Serialize)]
-struct JsonMove {
-    #[serde(rename = "move")]
-    mv: String,
-    value: i32,
-    best: bool,
-}
-
-#[derive(Serialize)]
-struct JsonHeuristic {
-    name: &'static str,
-    description: &'static str,
-    positions: u64,
-    failures: u64,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    examples: Vec<JsonExample>,
-}
-
-#[derive(Serialize)]
-struct JsonExample {
-    position: String,
-    to_move: &'static str,
-    value: i32,
-    picks: Vec<JsonMove>,
-    best: Vec<JsonMove>,
-}
-
-fn to_json(
-    g: &dyn Presentation,
-    db: &Database,
-    game: &AnyGame,
-    path: &str,
-    s: &Stats,
-    heuristic_only: bool,
-) -> Result<JsonStats, Failure> {
-    let full = !heuristic_only;
-    let move_json = |a: &boardsolve::Analysis, m: boardsolve::Move| JsonMove {
-        mv: g.format_move(m),
-        value: a.moves.iter().find(|x| x.mv == m).map_or(0, |x| x.score),
-        best: a.moves.iter().any(|x| x.mv == m && x.best),
-    };
-    let heuristics_bound = game.heuristics();
-    let mut heuristics = Vec::new();
-    let mut heuristics_note = None;
-    match &s.heuristics {
-        Ok(reports) => {
-            for r in reports {
-                let mut examples = Vec::new();
-                if let Some(h) = heuristics_bound.iter().find(|h| h.name == r.name) {
-                    for &state in &r.examples {
-                        let f = explain(g, db, h, state).map_err(db_failure)?;
-                        let a = &f.analysis;
-                        examples.push(JsonExample {
-                            position: g.format_position(state),
-                            to_move: g.player_name(a.to_move),
-                            value: a.score,
-                            picks: f.picks.iter().map(|&m| move_json(a, m)).collect(),
-                            best: a.best_moves().map(|m| move_json(a, m.mv)).collect(),
-                        });
-                    }
-                }
-                heuristics.push(JsonHeuristic {
-                    name: r.name,
-                    description: r.description,
-                    positions: r.positions,
-                    failures: r.failures,
-                    examples,
-                });
-            }
-        }
-        Err(note) => heuristics_note = Some(note.clone()),
-    }
-    let t = &s.terminals;
-    let a = &s.start;
-    Ok(JsonStats {
-        db: path.to_owned(),
-        game: s.game,
-        variant: s.variant.clone(),
-        states_counted: if s.dense { "every-key" } else { "canonical" },
-        complete: s.complete,
-        value_meaning: if g.lead(g.start()).is_some() {
-            g.score_meaning().to_owned()
-        } else {
-            format!("net value for the side to move: {}", g.score_meaning())
-        },
-        players: [g.player_name(Player::First), g.player_name(Player::Second)],
-        states: full.then_some(s.states),
-        by_layer: full.then(|| s.by_layer.clone()),
-        by_value: full.then(|| {
-            s.by_value
-                .iter()
-                .map(|(&value, &states)| JsonValueCount { value, states })
-                .collect()
-        }),
-        by_layer_value: full.then(|| {
-            s.by_layer_value
-                .iter()
-                .map(|(&(layer, value), &states)| JsonLayerValueCount {
-                    layer,
-                    value,
-                    states,
-                })
-                .collect()
-        }),
-        terminal: full.then(|| JsonTerminal {
-            count: t.count,
-            first_wins: t.outcomes.map(|o| o[0]),
-            second_wins: t.outcomes.map(|o| o[1]),
-            ties: t.outcomes.map(|o| o[2]),
-        }),
-        playouts: full.then(|| match &s.playouts {
-            Ok(p) => JsonPlayouts {
-                games: Some(p.games),
-                first_wins: Some(p.first_wins),
-                second_wins: Some(p.second_wins),
-                ties: Some(p.ties),
-                note: None,
-            },
-            Err(note) => JsonPlayouts {
-                games: None,
-                first_wins: None,
-                second_wins: None,
-                ties: None,
-                note: Some(note.clone()),
-            },
-        }),
-        start_value: full.then_some(a.score),
-        start_moves: full.then(|| a.moves.iter().map(|m| move_json(a, m.mv)).collect()),
-        heuristics,
-        heuristics_note,
-    })
 }
 
 /// `s` unless there is exactly one.

@@ -499,9 +499,7 @@ fn json_error_answer(status: u16, head: &[u8]) -> Vec<u8> {
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("Error");
-    let mut body = String::from("{\"error\":");
-    boardsolve::analysis::json::string(&mut body, message);
-    body.push_str("}\n");
+    let body = boardsolve::analysis::json::error(None, message) + "\n";
     let mut out = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n\
          content-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n",

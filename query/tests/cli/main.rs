@@ -19,6 +19,7 @@ mod probe_agrees;
 mod python_reader;
 mod serve;
 mod serve_limits;
+mod shapes;
 mod stats_cli;
 mod svg_color_cli;
 mod table_bits;

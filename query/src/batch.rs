@@ -1,0 +1,108 @@
+//! Batch mode, `query -`: the positions of stdin answered in parallel,
+//! batch by batch, in order, with memory flat however long the input.
+
+use std::io::{self, Write};
+
+use anyhow::{Context, Result};
+use boardsolve::analysis::json;
+use boardsolve::render::Presentation;
+use boardsolve::Oracle;
+use rayon::prelude::*;
+
+use crate::ask::{answer_one, Mode, Refusal, Refused};
+use crate::lines;
+
+/// Lines answered together in batch mode: enough to keep both cores busy,
+/// few enough that memory stays flat.
+const BATCH: usize = 4096;
+
+/// Answers positions from stdin, streaming. Returns the lines refused.
+pub fn answer_stdin(
+    game: &dyn Presentation,
+    db: &dyn Oracle,
+    mode: Mode,
+    out: &mut impl Write,
+) -> Result<Refused> {
+    let json = mode.json;
+    // A reader thread cuts stdin into batches while the workers answer the
+    // previous one. A batch takes only lines already buffered, so a caller
+    // that sends one line and waits for its answer is answered at once.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<lines::Line>>(2);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> io::Result<()> {
+            let mut input = io::BufReader::with_capacity(1 << 16, io::stdin());
+            let mut buf = Vec::new();
+            loop {
+                let mut batch = Vec::with_capacity(BATCH);
+                while batch.len() < BATCH && (batch.is_empty() || !input.buffer().is_empty()) {
+                    match lines::next_line(&mut input, &mut buf)? {
+                        Some(l) => batch.push(l),
+                        None => break,
+                    }
+                }
+                if batch.is_empty() || tx.send(batch).is_err() {
+                    return Ok(());
+                }
+            }
+        });
+        let mut refused = Refused::default();
+        let mut line_no = 0u64;
+        for batch in rx {
+            let answers: Vec<(String, Result<String, Refusal>)> = batch
+                .into_par_iter()
+                .map(|line| match line {
+                    lines::Line::Text(t) => {
+                        let r = answer_one(game, db, &t, mode);
+                        (t, r)
+                    }
+                    lines::Line::BadUtf8(t) => (
+                        t,
+                        Err(Refusal::bad_line(
+                            "input line is not valid UTF-8".to_owned(),
+                        )),
+                    ),
+                    lines::Line::TooLong(t) => (
+                        t,
+                        Err(Refusal::bad_line(format!(
+                            "input line is longer than {} bytes",
+                            lines::MAX_LINE
+                        ))),
+                    ),
+                })
+                .collect();
+            for (input, r) in answers {
+                line_no += 1;
+                match r {
+                    Ok(text) => {
+                        out.write_all(text.as_bytes())?;
+                        out.write_all(b"\n")?;
+                    }
+                    Err(e) => {
+                        refused.add(&e);
+                        if json {
+                            writeln!(out, "{}", json::error(Some(&input), &e.message))?;
+                        } else {
+                            eprintln!("query: line {line_no}: {}", e.message);
+                        }
+                    }
+                }
+            }
+            // Let a pipeline see each batch of answers as soon as it is ready.
+            out.flush()?;
+        }
+        match reader.join() {
+            Ok(r) => r.context("reading stdin")?,
+            Err(_) => anyhow::bail!("the stdin reader failed"),
+        }
+        if json && refused.corrupt > 0 {
+            // The errors went to stdout, one per line; the exit status
+            // alone would leave a person at a terminal guessing.
+            eprintln!(
+                "query: error: database corrupted: {} line{} met a damaged record (run `query verify`)",
+                refused.corrupt,
+                if refused.corrupt == 1 { "" } else { "s" }
+            );
+        }
+        Ok(refused)
+    })
+}
