@@ -182,9 +182,8 @@ impl Geometry {
                     if !(0..rows).contains(&er) || !(0..cols).contains(&ec) {
                         continue;
                     }
-                    let line = (0..k).fold(0u64, |m, i| {
-                        m | 1u64 << ((r + dr * i) * cols + c + dc * i)
-                    });
+                    let line =
+                        (0..k).fold(0u64, |m, i| m | 1u64 << ((r + dr * i) * cols + c + dc * i));
                     // k = 1: the four directions give the same cell.
                     if !lines.contains(&line) {
                         lines.push(line);
@@ -397,7 +396,9 @@ mod tests {
         assert_eq!("tic-tac-toe".parse::<Variant>().unwrap(), Variant::STANDARD);
         assert_eq!("4x4".parse::<Variant>().unwrap().k(), 3);
         assert_eq!("1x2".parse::<Variant>().unwrap().k(), 2);
-        for bad in ["3", "3x", "x3", "3x3,k=", "3x3,k=0", "3x3,k=4", "0x3", "7x7", "3x3,q=3"] {
+        for bad in [
+            "3", "3x", "x3", "3x3,k=", "3x3,k=0", "3x3,k=4", "0x3", "7x7", "3x3,q=3",
+        ] {
             assert!(bad.parse::<Variant>().is_err(), "{bad}");
         }
         assert!("5x8,k=5".parse::<Variant>().is_ok(), "40 cells");

@@ -205,8 +205,14 @@ impl KInARow {
     pub fn play(&self, s: Stones, cell: u32) -> Stones {
         let bit = 1u64 << cell;
         match s.to_move() {
-            Player::First => Stones { x: s.x | bit, o: s.o },
-            Player::Second => Stones { x: s.x, o: s.o | bit },
+            Player::First => Stones {
+                x: s.x | bit,
+                o: s.o,
+            },
+            Player::Second => Stones {
+                x: s.x,
+                o: s.o | bit,
+            },
         }
     }
 
@@ -418,7 +424,10 @@ impl Game for KInARow {
         // A picture holds only cells and slashes before the side to move; a
         // move list starts with a digit or a coordinate.
         let board = t.split_whitespace().next().unwrap_or("");
-        if board.chars().all(|c| matches!(c, '.' | '/' | 'x' | 'X' | 'o' | 'O')) {
+        if board
+            .chars()
+            .all(|c| matches!(c, '.' | '/' | 'x' | 'X' | 'o' | 'O'))
+        {
             self.parse_picture(t)
         } else {
             self.parse_moves(t)

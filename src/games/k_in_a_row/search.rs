@@ -65,7 +65,9 @@ pub struct Solver {
 /// bound, next the upper bound (both as `i8`), then the best cell plus
 /// one (0: none).
 fn pack(lo: i32, hi: i32, best: Option<u32>) -> u64 {
-    u64::from(lo as i8 as u8) | u64::from(hi as i8 as u8) << 8 | u64::from(best.map_or(0, |c| c + 1)) << 16
+    u64::from(lo as i8 as u8)
+        | u64::from(hi as i8 as u8) << 8
+        | u64::from(best.map_or(0, |c| c + 1)) << 16
 }
 
 fn unpack(data: u64) -> (i32, i32, Option<u32>) {
@@ -244,7 +246,15 @@ impl Solver {
     /// The score of the position where the side to move has `me` and its
     /// opponent `opp` (`n` stones, base-3 key `key`, no line on the
     /// board), within the window `(alpha, beta)`: fail-soft.
-    fn negamax(&mut self, me: u64, opp: u64, n: u32, key: u64, mut alpha: i32, mut beta: i32) -> i32 {
+    fn negamax(
+        &mut self,
+        me: u64,
+        opp: u64,
+        n: u32,
+        key: u64,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
         self.nodes += 1;
         if self.nodes.is_multiple_of(STOP_CHECK) {
             if self.nodes.is_multiple_of(NODE_REPORT) {

@@ -38,9 +38,15 @@ impl Reference {
                     continue;
                 }
                 let child = if mover_is_x {
-                    Stones { x: s.x | bit, o: s.o }
+                    Stones {
+                        x: s.x | bit,
+                        o: s.o,
+                    }
                 } else {
-                    Stones { x: s.x, o: s.o | bit }
+                    Stones {
+                        x: s.x,
+                        o: s.o | bit,
+                    }
                 };
                 let mine = if mover_is_x { child.x } else { child.o };
                 let v = if self.geo.has_line(mine) {
@@ -88,7 +94,12 @@ fn known_results() {
         assert_eq!(r.value(EMPTY).net, net, "{spec}");
     }
     #[cfg(feature = "search")]
-    for (spec, net) in [("4x4,k=3", 1), ("4x4,k=4", 0), ("3x3,k=3", 0), ("5x4,k=4", 0)] {
+    for (spec, net) in [
+        ("4x4,k=3", 1),
+        ("4x4,k=4", 0),
+        ("3x3,k=3", 0),
+        ("5x4,k=4", 0),
+    ] {
         let g = game(spec);
         let mut solver = super::Solver::new(&g, 20).unwrap();
         assert_eq!(solver.solve_outcome(EMPTY), net, "{spec}");
@@ -102,7 +113,12 @@ fn known_results() {
 #[test]
 fn database_equals_reference() {
     use crate::core::NoProgress;
-    for (spec, sample) in [("3x3,k=3", 1), ("4x3,k=3", 7), ("4x4,k=3", 97), ("3x3,k=2", 1)] {
+    for (spec, sample) in [
+        ("3x3,k=3", 1),
+        ("4x3,k=3", 7),
+        ("4x4,k=3", 97),
+        ("3x3,k=2", 1),
+    ] {
         let g = game(spec);
         let solved = crate::solve::solve(&g, &NoProgress).unwrap();
         if spec == "3x3,k=3" {
@@ -150,14 +166,18 @@ fn keys_and_symmetries() {
                 let free: Vec<u32> = (0..geo.cells())
                     .filter(|&c| (s.x | s.o) >> c & 1 == 0)
                     .collect();
-                r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                r = r
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 s = g.play(s, free[(r >> 33) as usize % free.len()]);
             }
             let key = g.key(s);
             assert!(key < geo.key_end());
             assert_eq!(g.stones(key), s);
             assert_eq!(key.checked_shr(g.descriptor().key_bits).unwrap_or(0), 0);
-            let images: Vec<u64> = (0..g.symmetry_count()).map(|t| g.transform(key, t)).collect();
+            let images: Vec<u64> = (0..g.symmetry_count())
+                .map(|t| g.transform(key, t))
+                .collect();
             let least = *images.iter().min().unwrap();
             assert_eq!(g.canonical(key), least);
             for &i in &images {
@@ -192,7 +212,12 @@ fn keys_and_symmetries() {
 #[test]
 fn search_equals_reference() {
     use crate::solve::book::BookGame;
-    for (spec, sample) in [("3x3,k=3", 1), ("4x3,k=3", 5), ("4x4,k=4", 301), ("4x4,k=3", 301)] {
+    for (spec, sample) in [
+        ("3x3,k=3", 1),
+        ("4x3,k=3", 5),
+        ("4x4,k=4", 301),
+        ("4x4,k=3", 301),
+    ] {
         let g = game(spec);
         let mut solver = super::Solver::new(&g, 16).unwrap();
         let mut r = Reference::new(spec);
@@ -225,7 +250,10 @@ fn notation() {
     assert!(g.parse_position("O../.X./... O").is_err(), "wrong side");
     assert!(g.parse_position("OO./.X./...").is_err(), "counts");
     assert!(g.parse_position("b2 b2").is_err(), "taken");
-    assert!(g.parse_position("a1 b1 a2 b2 a3 b3").is_err(), "after the end");
+    assert!(
+        g.parse_position("a1 b1 a2 b2 a3 b3").is_err(),
+        "after the end"
+    );
     assert!(g.parse_position("XXX/OO./...").is_ok(), "X won");
     assert!(g.parse_position("XXX/OOO/X..").is_err(), "both won");
     assert!(g.parse_position("z9").is_err());
@@ -240,4 +268,3 @@ fn notation() {
     assert!(game("6x6,k=4").descriptor().storage_error().is_some());
     assert!(game("5x7,k=4").descriptor().storage_error().is_none());
 }
-
