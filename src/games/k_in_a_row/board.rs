@@ -298,7 +298,7 @@ impl Geometry {
     /// True when `stones` hold a full line.
     #[inline]
     pub fn has_line(&self, stones: u64) -> bool {
-        self.lines.iter().any(|&l| stones & l == l)
+        self.lines.iter().any(|&l| l & !stones == 0)
     }
 
     /// True when `stones` hold a full line through `cell`.

@@ -357,7 +357,7 @@ impl Solver {
                 order[count] = (cell, w);
                 count += 1;
             }
-            order[..count].sort_unstable_by(|a, b| b.1.cmp(&a.1));
+            order[..count].sort_unstable_by_key(|e| std::cmp::Reverse(e.1));
         }
         let digit = if n.is_multiple_of(2) { 1 } else { 2 };
         let mut best = i32::MIN;
