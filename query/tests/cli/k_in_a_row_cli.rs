@@ -64,7 +64,7 @@ fn tic_tac_toe_through_every_tool() {
         .assert()
         .success()
         .stdout(contains("Position:   .../.X./... O"))
-        .stdout(contains(" 2  0  X  0"));
+        .stdout(contains(" 2 -1  X -1"));
     let svg = query()
         .arg("--db")
         .arg(&db)
