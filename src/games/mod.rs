@@ -24,6 +24,7 @@ pub mod british_square;
 pub mod connect_four;
 pub mod dandelions;
 pub mod dots_and_boxes;
+pub mod k_in_a_row;
 pub mod registered;
 pub mod square;
 

@@ -103,6 +103,8 @@ games! {
     ConnectFour(crate::games::connect_four::ConnectFour),
     /// Dandelions.
     Dandelions(crate::games::dandelions::Dandelions),
+    /// k-in-a-row (m,n,k-games), tic-tac-toe by default.
+    KInARow(crate::games::k_in_a_row::KInARow),
 }
 
 /// [`RegisteredGame`] without its constants and constructor, so that it

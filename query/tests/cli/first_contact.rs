@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
-use boardsolve::registry::AnyGame;
+use boardsolve::registry::{AnyGame, DatabaseKind};
 use predicates::str::contains;
 
 /// A directory holding the default files of British Square (5x5, `bsq.db`)
@@ -248,6 +248,14 @@ fn help_lists_every_game_and_its_examples_run() {
     let dir = tempfile::tempdir().unwrap();
     for f in ["bsq.db", "dab.db"] {
         std::fs::copy(defaults().join(f), dir.path().join(f)).unwrap();
+    }
+    // The default files of the other games solved completely, which the
+    // examples read (the games with a book answer by search without one).
+    for g in boardsolve::registry::GAMES {
+        let game = AnyGame::new(g.name, "").unwrap();
+        if g.kind == DatabaseKind::Complete && !dir.path().join(game.default_file_name()).exists() {
+            write_default(dir.path(), g.name, "");
+        }
     }
     std::fs::write(dir.path().join("positions.txt"), "a1 e5\nstart\n").unwrap();
     for example in examples {

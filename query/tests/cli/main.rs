@@ -12,6 +12,7 @@ mod dots_and_boxes_cli;
 mod dots_and_boxes_search;
 mod first_contact;
 mod hostile;
+mod k_in_a_row_cli;
 mod many_readers;
 mod packed;
 mod play_cli;

@@ -1,0 +1,165 @@
+//! `query` on k-in-a-row as a user runs it: a complete tic-tac-toe
+//! database (text, JSON, SVG, stats, verify, play), a book of a larger
+//! board with live search past it, search with no database, and errors.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use boardsolve::core::NoProgress;
+use boardsolve::games::k_in_a_row::KInARow;
+use boardsolve::solve::book::{build_book, BookOptions};
+use boardsolve::Game;
+use predicates::str::contains;
+
+fn query() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_query"))
+}
+
+/// The complete database of `spec`, solved in-process and written as the
+/// generator writes it.
+fn complete(dir: &Path, spec: &str) -> PathBuf {
+    let g = KInARow::from_variant(spec).unwrap();
+    let sol = boardsolve::solve::solve(&g, &NoProgress).unwrap();
+    let path = dir.join("kinarow.db");
+    boardsolve::db::write_database(&path, g.descriptor(), &sol.into()).unwrap();
+    path
+}
+
+fn json(db: &Path, position: &str) -> serde_json::Value {
+    let out = query()
+        .arg("--db")
+        .arg(db)
+        .args(["--json", position])
+        .assert()
+        .success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+#[test]
+fn tic_tac_toe_through_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = complete(dir.path(), "");
+    let j = json(&db, "start");
+    assert_eq!(
+        (j["value"].as_i64(), j["remoteness"].as_i64()),
+        (Some(0), Some(9))
+    );
+    assert_eq!(j["moves"].as_array().unwrap().len(), 9);
+    // O answering a corner opening anywhere but the centre loses.
+    let j = json(&db, "a1");
+    assert_eq!(j["to_move"], "O");
+    assert_eq!(j["best"], serde_json::json!(["4"]));
+    for m in j["moves"].as_array().unwrap() {
+        let expect = if m["cell"] == 4 { 0 } else { -1 };
+        assert_eq!(m["value"].as_i64(), Some(expect), "{m}");
+    }
+    // A won position: a loss for the side to move, over.
+    let j = json(&db, "XXX/OO./... O");
+    assert_eq!(j["value"].as_i64(), Some(-1));
+    assert_eq!(j["remoteness"].as_i64(), Some(0));
+    query()
+        .arg("--db")
+        .arg(&db)
+        .arg("b2")
+        .assert()
+        .success()
+        .stdout(contains("Position:   .../.X./... O"))
+        .stdout(contains(" 2 -1  X -1"));
+    let svg = query()
+        .arg("--db")
+        .arg(&db)
+        .args(["--svg", "-", "start"])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&svg.get_output().stdout).starts_with("<svg"));
+    query()
+        .arg("--db")
+        .arg(&db)
+        .arg("stats")
+        .assert()
+        .success()
+        .stdout(contains("765 canonical states"))
+        .stdout(contains("255,168"));
+    query()
+        .arg("--db")
+        .arg(&db)
+        .arg("verify")
+        .assert()
+        .success()
+        .stdout(contains("OK"));
+    query()
+        .arg("--db")
+        .arg(&db)
+        .args(["play", "--ai", "second"])
+        .write_stdin("b2\nquit\n")
+        .assert()
+        .success();
+    query()
+        .arg("--db")
+        .arg(&db)
+        .arg("XX./OO./... O")
+        .assert()
+        .code(1)
+        .stderr(contains("X is to move"));
+}
+
+#[test]
+fn search_without_a_database_and_a_book_agree() {
+    // 5x4,k=4 (20 cells): a draw, found by search alone.
+    let out = query()
+        .args([
+            "--game",
+            "k-in-a-row",
+            "--variant",
+            "5x4,k=4",
+            "--table-bits",
+            "22",
+        ])
+        .args(["--json", "start"])
+        .assert()
+        .success();
+    let j: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        (j["value"].as_i64(), j["remoteness"].as_i64()),
+        (Some(0), Some(20))
+    );
+    // A book of 2 stones answers inside and searches past it, alike.
+    let dir = tempfile::tempdir().unwrap();
+    let g = KInARow::from_variant("4x5,k=4").unwrap();
+    let mut o = BookOptions::new(2);
+    o.table_bits = 20;
+    let sol = build_book(&g, &o, &NoProgress).unwrap();
+    let book = dir.path().join("kinarow-4x5-k=4.db");
+    boardsolve::db::write_database(&book, g.descriptor(), &sol.into()).unwrap();
+    for position in ["start", "b2", "b2 c2", "b2 c2 c3"] {
+        let with = query()
+            .arg("--db")
+            .arg(&book)
+            .args(["--table-bits", "20", "--json", position])
+            .assert()
+            .success();
+        let without = query()
+            .args([
+                "--game",
+                "k-in-a-row",
+                "--variant",
+                "4x5,k=4",
+                "--table-bits",
+                "20",
+            ])
+            .args(["--json", position])
+            .assert()
+            .success();
+        assert_eq!(
+            with.get_output().stdout,
+            without.get_output().stdout,
+            "{position}"
+        );
+    }
+    query()
+        .args(["--game", "k-in-a-row", "--variant", "7x7,k=5", "start"])
+        .assert()
+        .failure()
+        .stderr(contains("more than 40"));
+    assert_eq!(g.descriptor().variant, "4x5,k=4");
+}
