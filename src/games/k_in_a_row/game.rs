@@ -102,7 +102,7 @@ impl KInARow {
     }
 
     /// The engine's value of a position whose search score is `score`
-    /// (see [`super::search`]): positive `cells + 1 - e` when the side to
+    /// (see the `search` module): positive `cells + 1 - e` when the side to
     /// move wins and the game ends with `e` stones on the board, the
     /// negative when it loses, 0 for a draw (the board fills).
     pub fn value_of_score(&self, s: Stones, score: i32) -> Value {
