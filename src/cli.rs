@@ -27,7 +27,9 @@ Exit status:
      are answered)
   2  usage error: a bad option or value, an unknown game or variant, an
      option that does not apply
-  3  the database is missing, corrupt, of another format or another game";
+  3  the database is missing, corrupt, of another format or another game
+130  interrupted by Ctrl-C (143: by SIGTERM); `generator` says what the run
+     keeps: a book's checkpoint, from which the same command resumes";
 
 /// Writes `text` to standard output and flushes it.
 pub fn emit(text: &str) -> std::io::Result<()> {
@@ -105,4 +107,54 @@ mod tests {
         }
         assert!(wrapped.lines().skip(1).all(|l| l.starts_with("    ")));
     }
+}
+
+/// The exit status of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells
+/// report it.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The line [`on_interrupt`] writes, set once before its handler.
+#[cfg(target_os = "linux")]
+static INTERRUPT_LINE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// Makes Ctrl-C (SIGINT) and SIGTERM end the process at once with `line`
+/// on stderr (say what the interrupted work keeps) and exit status 128 +
+/// the signal: 130 for Ctrl-C, 143 for SIGTERM. The first call sets the
+/// line; later calls change nothing. Files being written keep their
+/// temporary names, which the next run removes. Elsewhere than on Linux the
+/// signals keep their default action.
+pub fn on_interrupt(line: String) {
+    #[cfg(target_os = "linux")]
+    {
+        if INTERRUPT_LINE
+            .set(format!("\n{line}\n").into_bytes())
+            .is_err()
+        {
+            return;
+        }
+        let handler = interrupted as extern "C" fn(libc::c_int);
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: the handler only calls async-signal-safe functions
+            // (`write`, `_exit`) on a line set before it is installed.
+            unsafe {
+                libc::signal(signal, handler as libc::sighandler_t);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = line;
+}
+
+/// The handler of [`on_interrupt`].
+#[cfg(target_os = "linux")]
+extern "C" fn interrupted(signal: libc::c_int) {
+    if let Some(line) = INTERRUPT_LINE.get() {
+        // SAFETY: `write` reads `line.len()` bytes of a buffer that lives as
+        // long as the process; its result does not matter when exiting.
+        unsafe {
+            libc::write(2, line.as_ptr().cast(), line.len());
+        }
+    }
+    // SAFETY: `_exit` ends the process without running anything else.
+    unsafe { libc::_exit(128 + signal) }
 }

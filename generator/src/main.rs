@@ -340,6 +340,19 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
     }
     let pool = pool.build().context("cannot start worker threads")?;
     let bars = Bars::new(args.quiet);
+    // Before the first word on stderr: a caller that saw it may interrupt.
+    boardsolve::cli::on_interrupt(match book_depth(&game, args.depth) {
+        Some(depth) => format!(
+            "generator: interrupted: the positions searched so far are kept in {} (saved \
+             every few seconds); run the same command again to resume",
+            book::checkpoint_path(&output, depth).display()
+        ),
+        None => format!(
+            "generator: interrupted: nothing was written under {}; a complete solve starts \
+             again from the beginning",
+            output.display()
+        ),
+    });
     if !args.quiet {
         let threads = pool.current_num_threads();
         let table_bits = args.table_bits.unwrap_or(BookOptions::new(0).table_bits);
@@ -354,6 +367,7 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
         Some(depth) => {
             let path = book::checkpoint_path(&output, depth);
             book::check_checkpoint_path(&path).map_err(anyhow::Error::new)?;
+
             let mut options = BookOptions::new(depth);
             options.checkpoint = Some(path.clone());
             options.searchers = pool.current_num_threads();

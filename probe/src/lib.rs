@@ -443,7 +443,7 @@ impl Tablebase {
     /// searches fill them), when search is on and the game has a book.
     #[cfg(feature = "search")]
     pub fn search_memory(&self) -> Option<u64> {
-        let bits = self.search_bits?;
+        let bits = self.search_bits.filter(|_| self.game.has_book())?;
         self.game
             .table_bytes(boardsolve::solve::live::default_searchers(), bits)
     }

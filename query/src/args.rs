@@ -210,7 +210,7 @@ pub enum Command {
 pub struct PlayArgs {
     /// The sides the program plays: `first` (or X, A), `second` (or O, B),
     /// or `both` (it plays itself to the end, then exits).
-    #[arg(long, value_enum, value_name = "SIDE")]
+    #[arg(long, value_name = "SIDE")]
     pub ai: Option<play::AiSide>,
 
     /// Let the program choose at random among its best moves, rather than
@@ -288,8 +288,10 @@ pub fn command() -> clap::Command {
                 .map(|h| h.to_string())
                 .unwrap_or_default();
             a.long_help(format!(
-                "{help} [default: {DEFAULT_TABLE_BITS}, with {} searchers (one per core); \
-                 `serve`: {}, with its --search-threads.] {}",
+                "{help} [default: sized by the game and board, {DEFAULT_TABLE_BITS} unless \
+                 its searches were measured to need more, and then at most half the memory \
+                 available; with {} searchers (one per core); `serve`: {}, with its \
+                 --search-threads.] {}",
                 default_searchers(),
                 serve::TABLE_BITS,
                 registry::table_bits_help()

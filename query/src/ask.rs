@@ -13,7 +13,7 @@ use boardsolve::{analyze_position, principal_variation, Oracle, QueryError};
 
 use crate::args::{Ask, DbArgs};
 use crate::failure::Failure;
-use crate::source::Source;
+use crate::source::{assumed_game_hint, Source};
 use crate::{answer, batch, lines};
 
 /// What to answer: the full analysis, or win/draw/loss only.
@@ -161,6 +161,9 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
     };
     let mut refused = Refused::default();
     let mut first = true;
+    // A position of the assumed game that did not parse: perhaps another
+    // game's.
+    let mut unread = false;
     for p in positions {
         if p == "-" {
             if let Some(db) = &source.db {
@@ -211,9 +214,13 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
                 }
                 out.flush().context("writing output")?;
                 eprintln!("query: error: {}", e.message);
+                unread |= source.assumed && game.parse(p).is_err();
             }
         }
         first = false;
+    }
+    if unread {
+        eprintln!("{}", assumed_game_hint(&source.game));
     }
     out.flush().context("writing output")?;
     Ok(refused.status())

@@ -72,16 +72,28 @@ fn play_with(
 }
 
 /// Which sides the program plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AiSide {
     /// The player who moves first (also `x` or `a`).
-    #[value(alias = "x", alias = "a", alias = "X", alias = "A", name = "first")]
     First,
     /// The player who moves second (also `o` or `b`).
-    #[value(alias = "o", alias = "b", alias = "O", alias = "B", name = "second")]
     Second,
     /// Both players: the program plays itself to the end, then exits.
     Both,
+}
+
+impl std::str::FromStr for AiSide {
+    type Err = String;
+
+    /// `first` (or `X`, `A`), `second` (or `O`, `B`) or `both`, in any case.
+    fn from_str(s: &str) -> Result<AiSide, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "first" | "x" | "a" => Ok(AiSide::First),
+            "second" | "o" | "b" => Ok(AiSide::Second),
+            "both" => Ok(AiSide::Both),
+            _ => Err("the sides are first (or X, A), second (or O, B) and both".to_owned()),
+        }
+    }
 }
 
 /// How the session is set up.

@@ -773,13 +773,9 @@ fn open(
         if served.iter().any(|s| s.game.label() == game.label()) {
             anyhow::bail!("{name}: {} is served twice", game.label());
         }
-        let live = if game.has_book() {
-            match game.live_shared(db.clone(), table_bits, threads) {
-                Some(live) => Some(live.with_context(|| format!("{name}: setting up the search"))?),
-                None => None,
-            }
-        } else {
-            None
+        let live = match game.live_shared(db.clone(), table_bits, threads) {
+            Some(live) => Some(live.with_context(|| format!("{name}: setting up the search"))?),
+            None => None,
         };
         let tag = match &db {
             Some(db) => db.header().records_checksum.to_le_bytes(),
@@ -811,7 +807,10 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         // The default file of --game and --variant, or search alone for a
         // game that has it, as `query` answers.
         let source = crate::source::Source::open(db_args)?;
-        let searched = vec![source.game.clone()];
+        let searched = match source.game.searched_with(source.db.as_ref()) {
+            true => vec![source.game.clone()],
+            false => Vec::new(),
+        };
         match source.db {
             Some(_) => (vec![Source::File(PathBuf::from(&source.path))], searched),
             None => (vec![Source::Search(Box::new(source.game))], searched),
@@ -824,7 +823,10 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         }
         let mut searched = Vec::new();
         for path in &db_args.db {
-            searched.push(open_db(path)?.1);
+            let (db, game) = open_db(path)?;
+            if game.searched_with(Some(&db)) {
+                searched.push(game);
+            }
         }
         (
             db_args.db.iter().cloned().map(Source::File).collect(),
@@ -834,7 +836,7 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
     // Search tables the machine cannot hold are refused before anything
     // is allocated: one for each search thread.
     let table_bits = db_args.table_bits.unwrap_or(TABLE_BITS);
-    for game in searched.iter().filter(|g| g.has_book()) {
+    for game in &searched {
         args.check_tables(game, table_bits).map_err(|e| usage(&e))?;
     }
     listen(sources, args, table_bits, db_args.cache_bytes())?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use boardsolve::bars::Spinner;
 use boardsolve::registry::{self, AnyGame};
-use boardsolve::solve::live::{default_searchers, DEFAULT_TABLE_BITS};
+use boardsolve::solve::live::default_searchers;
 use boardsolve::{Database, DbError, Oracle};
 
 use crate::args::DbArgs;
@@ -24,6 +24,9 @@ pub struct Source {
     pub path: String,
     /// `--table-bits`, checked against the game and the memory.
     table_bits: u32,
+    /// The game is the default one, assumed: neither `--game` nor `--db`
+    /// named it.
+    pub assumed: bool,
 }
 
 impl Source {
@@ -57,8 +60,11 @@ impl Source {
         };
         let Some(path) = path else {
             let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
-            let mut source = Source::default_file(new_game(name)?, args.cache_bytes())?;
-            source.table_bits = checked_table_bits(&source.game, args.table_bits)?;
+            let assumed = args.game.is_none();
+            let mut source = Source::default_file(new_game(name)?, args.cache_bytes(), assumed)?;
+            source.table_bits =
+                checked_table_bits(&source.game, source.db.as_ref(), args.table_bits)?;
+            source.assumed = assumed;
             return Ok(source);
         };
         let asked = args.game.as_deref().map(new_game).transpose()?;
@@ -81,29 +87,49 @@ impl Source {
             }
         }
         Ok(Source {
-            table_bits: checked_table_bits(&game, args.table_bits)?,
+            table_bits: checked_table_bits(&game, Some(&db), args.table_bits)?,
             db: Some(db),
             game,
             path: path.display().to_string(),
+            assumed: false,
         })
     }
 
     /// The game's default file in the current directory, or live search
-    /// when it is missing and the game has it.
-    fn default_file(game: AnyGame, cache_bytes: usize) -> Result<Source, Failure> {
+    /// when it is missing and the game has it (with a word on stderr when
+    /// the file would answer faster than the search).
+    fn default_file(game: AnyGame, cache_bytes: usize, assumed: bool) -> Result<Source, Failure> {
         let path = PathBuf::from(game.default_file_name());
-        if !path.exists() || game.game().descriptor().storage_error().is_some() {
-            if game.has_book() {
+        let storable = game.game().descriptor().storage_error().is_none();
+        if !path.exists() || !storable {
+            if game.searched_with(None) {
+                if !game.has_book() && storable {
+                    eprintln!(
+                        "query: {} is missing: answering by search (`{}` writes the table, \
+                         which answers at once)",
+                        path.display(),
+                        game.generator_command()
+                    );
+                }
                 return Ok(Source {
                     db: None,
                     game,
                     path: "(live search)".to_owned(),
-                    table_bits: DEFAULT_TABLE_BITS,
+                    table_bits: 0,
+                    assumed: false,
                 });
             }
+            let default = match assumed {
+                true => format!(
+                    "; {} is the game when --game is not given (--game NAME picks another: {})",
+                    game.game().descriptor().name,
+                    registry::known_names()
+                ),
+                false => String::new(),
+            };
             return Err(db_failure(anyhow::anyhow!(
                 "database {}: no such file in the current directory: `{}` makes it (or give \
-                 --db FILE)",
+                 --db FILE){default}",
                 path.display(),
                 game.generator_command()
             )));
@@ -117,7 +143,8 @@ impl Source {
             db: Some(db),
             game: found,
             path: path.display().to_string(),
-            table_bits: DEFAULT_TABLE_BITS,
+            table_bits: 0,
+            assumed: false,
         })
     }
 
@@ -146,23 +173,48 @@ impl Source {
     }
 }
 
-/// `--table-bits` (or its default) for `game`: a usage error when the
-/// game is not answered by search, when the size is out of its range, and
-/// when its searchers' tables would take more memory than is available.
-fn checked_table_bits(game: &AnyGame, asked: Option<u32>) -> Result<u32, Failure> {
-    let bits = asked.unwrap_or(DEFAULT_TABLE_BITS);
-    match game.check_tables(default_searchers(), bits) {
-        None if asked.is_some() => Err(usage(&format!(
-            "--table-bits does not apply to {}, which is answered from its database without \
-             search",
-            game.label()
-        ))),
+/// `--table-bits` (or its default, sized by the board) for `game`
+/// answered from `db`: a usage error when the game is not answered by
+/// search, when the size is out of its range, and when its searchers'
+/// tables would take more memory than is available.
+fn checked_table_bits(
+    game: &AnyGame,
+    db: Option<&Database>,
+    asked: Option<u32>,
+) -> Result<u32, Failure> {
+    let searchers = default_searchers();
+    let Some(default) = game
+        .default_table_bits(searchers)
+        .filter(|_| game.searched_with(db))
+    else {
+        return match asked {
+            Some(_) => Err(usage(&format!(
+                "--table-bits does not apply to {}, which is answered from its database \
+                 without search",
+                game.label()
+            ))),
+            None => Ok(0),
+        };
+    };
+    let bits = asked.unwrap_or(default);
+    match game.check_tables(searchers, bits) {
         Some(Err(e)) if asked.is_some() => Err(usage(&format!("--table-bits {bits}: {e}"))),
         Some(Err(e)) => Err(usage(&format!(
             "the default --table-bits {bits}: {e}: give a smaller --table-bits"
         ))),
         None | Some(Ok(_)) => Ok(bits),
     }
+}
+
+/// What `query` says after refusing a position of the game it assumed:
+/// which game that was, and how to name another.
+pub fn assumed_game_hint(game: &AnyGame) -> String {
+    format!(
+        "query: positions are read as {} positions when --game is not given; --game NAME \
+         picks another ({})",
+        game.label(),
+        registry::known_names()
+    )
 }
 
 /// The file at `path` holds `found`, not what was asked for.

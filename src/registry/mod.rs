@@ -262,11 +262,23 @@ pub fn table_bits_help() -> String {
     let games: Vec<String> = searched()
         .iter()
         .map(|(name, help)| {
-            let range = AnyGame::new(name, help.variant)
-                .ok()
+            let game = AnyGame::new(name, help.variant).ok();
+            let range = game
+                .as_ref()
                 .and_then(|g| g.table_bits_range())
                 .map_or_else(String::new, |r| format!("{} to {}", r.start(), r.end()));
-            format!("{} takes {range} and {}", help.subject, help.sharing.says())
+            let default = game
+                .as_ref()
+                .and_then(|g| {
+                    let bits = g.default_table_bits(crate::solve::live::default_searchers())?;
+                    Some(format!(" (by default {bits} on {} here)", g.label()))
+                })
+                .unwrap_or_default();
+            format!(
+                "{} takes {range}{default} and {}",
+                help.subject,
+                help.sharing.says()
+            )
         })
         .collect();
     format!(
@@ -515,9 +527,26 @@ impl AnyGame {
         Some(self.book_game()?.table_bytes(searchers, table_bits))
     }
 
-    /// Live search for a game with a book: answers any position, from
-    /// `book` when given (a database of this game and variant) and by search
-    /// otherwise; `None` for a game whose database holds every position.
+    /// The `--table-bits` a live search of this board takes when none is
+    /// given ([`crate::solve::live::default_table_bits`]: sized by the
+    /// board, at most half the memory available); `None` for a game
+    /// without search.
+    #[cfg(feature = "search")]
+    pub fn default_table_bits(&self, searchers: usize) -> Option<u32> {
+        Some(self.book_game()?.default_table_bits(searchers))
+    }
+
+    /// True when answers come from search: a game with a book, or any
+    /// game whose positions can be searched when its database is missing.
+    #[cfg(feature = "search")]
+    pub fn searched_with(&self, db: Option<&Database>) -> bool {
+        self.book_game().is_some() && (db.is_none() || self.has_book())
+    }
+
+    /// Live search: answers any position, from `book` when given (a
+    /// database of this game and variant) and by search otherwise; `None`
+    /// for a game without search, and when `book` holds every position
+    /// (a complete database answers alone).
     /// Its searchers are one per thread
     /// ([`crate::solve::live::default_searchers`]), with their tables
     /// checked first ([`AnyGame::check_tables`]).
@@ -527,6 +556,9 @@ impl AnyGame {
         book: Option<&'a Database>,
         table_bits: u32,
     ) -> Option<Result<Box<dyn Oracle + 'a>, BookError>> {
+        if !self.searched_with(book) {
+            return None;
+        }
         let book = book.map(|b| b as &dyn crate::core::BookSource);
         Some(self.book_game()?.live(book, table_bits))
     }
@@ -541,6 +573,9 @@ impl AnyGame {
         table_bits: u32,
         searchers: usize,
     ) -> Option<Result<Box<dyn Oracle + Send + Sync>, BookError>> {
+        if !self.searched_with(book.as_deref()) {
+            return None;
+        }
         let book = book.map(|b| b as Arc<dyn crate::core::BookSource + Send + Sync>);
         Some(self.book_game()?.live_shared(book, table_bits, searchers))
     }

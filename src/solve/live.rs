@@ -24,12 +24,35 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::book::{BookError, BookGame};
+use super::memory;
 use crate::core::{BookSource, Cancel, Corrupted, Edge, NodeCounter, Oracle, Value};
 
-/// The default `log2` of the transposition table entries: 2^26 entries,
-/// 512 MiB of 8-byte entries, mapped only as the search fills them (an
-/// early position fills them; a late one touches a few pages).
+/// The `log2` of the transposition table entries a game's search takes by
+/// default unless its board asks for more ([`BookGame::wanted_table_bits`]):
+/// 2^26 entries, 512 MiB of 8-byte entries, mapped only as the search fills
+/// them (an early position fills them; a late one touches a few pages).
 pub const DEFAULT_TABLE_BITS: u32 = 26;
+
+/// The most memory a default table size takes when the system does not
+/// say what it has available: 1 GiB.
+pub const UNKNOWN_MEMORY_TABLE_CAP: u64 = 1 << 30;
+
+/// The table size a search takes when none is asked for: what the board
+/// wants ([`BookGame::wanted_table_bits`]), halved until the tables of
+/// `searchers` searchers take at most half the memory available
+/// ([`memory::available`]; [`UNKNOWN_MEMORY_TABLE_CAP`] where that cannot
+/// be told), within the game's range.
+pub fn default_table_bits<G: BookGame + ?Sized>(game: &G, searchers: usize) -> u32 {
+    let cap = memory::available().map_or(UNKNOWN_MEMORY_TABLE_CAP, |a| a / 2);
+    let range = game.table_bits_range();
+    let mut bits = game
+        .wanted_table_bits(searchers)
+        .clamp(*range.start(), *range.end());
+    while bits > *range.start() && game.table_bytes(searchers, bits) > cap {
+        bits -= 1;
+    }
+    bits
+}
 
 /// The searchers of a [`LiveSearch::new`]: one per thread of the machine
 /// (rayon's threads where rayon is built in).

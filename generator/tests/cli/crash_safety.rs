@@ -273,3 +273,60 @@ fn sigkill_at_any_moment_leaves_the_old_file_or_the_new_one() {
     assert_eq!(names(dir.path()), expected, "no temporary file is left");
     println!("{:.1} s in all", t0.elapsed().as_secs_f64());
 }
+
+/// Waits for the first line `child` writes on stderr (its handlers are
+/// set by then), sends `signal` (a name `kill` takes) and gives its exit
+/// status and all its stderr.
+fn interrupt(mut child: Child, signal: &str) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read};
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut text = String::new();
+    stderr.read_line(&mut text).unwrap();
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    stderr.read_to_string(&mut text).unwrap();
+    (child.wait().unwrap().code(), text)
+}
+
+#[test]
+fn ctrl_c_says_what_the_run_keeps_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    // A book: its checkpoint is kept, and named.
+    let book = dir.path().join("c4.db");
+    let child = generator()
+        .args(["--game", "connect-four", "--depth", "6", "-o"])
+        .arg(&book)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let checkpoint = dir.path().join("c4.db.partial-depth6");
+    let (code, stderr) = interrupt(child, "INT");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "generator: interrupted: the positions searched so far are kept in {}",
+            checkpoint.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!book.exists());
+
+    // A complete solve keeps nothing, and says so; SIGTERM is 143.
+    let child = generator()
+        .args(JOB)
+        .arg("-o")
+        .arg(dir.path().join(TARGET))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, stderr) = interrupt(child, "TERM");
+    assert_eq!(code, Some(143), "{stderr}");
+    assert!(
+        stderr.contains("generator: interrupted: nothing was written under"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join(TARGET).exists());
+}

@@ -67,12 +67,28 @@ fn a_variant_is_answered_from_its_own_file_or_not_at_all() {
         .stderr(contains(
             "generator --game british-square --variant 5x5,center-allowed",
         ));
+    // A game with search answers a board whose table is missing by
+    // search, and says which command writes the table.
     query_in(dir.path())
-        .args(["--game", "dots-and-boxes", "--variant", "2x2", "none"])
+        .args([
+            "--game",
+            "dots-and-boxes",
+            "--variant",
+            "2x2",
+            "--json",
+            "none",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("\"value\":2"))
+        .stderr(contains("dab-2x2.db is missing: answering by search"))
+        .stderr(contains("generator --game dots-and-boxes --variant 2x2"));
+    // A command that reads the file itself still needs it.
+    query_in(dir.path())
+        .args(["--game", "dots-and-boxes", "--variant", "2x2", "verify"])
         .assert()
         .code(3)
-        .stderr(contains("dab-2x2.db"))
-        .stderr(contains("generator --game dots-and-boxes --variant 2x2"));
+        .stderr(contains("dab-2x2.db"));
     // No game named: British Square, whose variant must still be valid.
     query_in(dir.path())
         .args(["--variant", "9x9", "--json", "start"])

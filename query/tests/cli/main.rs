@@ -14,6 +14,7 @@ mod first_contact;
 mod hostile;
 mod k_in_a_row_cli;
 mod many_readers;
+mod newcomer;
 mod packed;
 mod play_cli;
 mod probe_agrees;

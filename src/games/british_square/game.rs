@@ -636,7 +636,7 @@ impl Game for BritishSquare {
             PositionError::malformed(
                 text,
                 format!(
-                    "a move is a cell number 0..{} , a coordinate a1..{} or pass",
+                    "a move is a cell number 0..{}, a coordinate a1..{} or pass",
                     self.cells - 1,
                     self.cell_name(self.cells - 1)
                 ),

@@ -175,6 +175,25 @@ pub enum ParseError {
     },
 }
 
+impl ParseError {
+    /// What is wrong, without the input the message starts with (for a
+    /// caller that quotes the input itself).
+    pub fn reason(&self) -> String {
+        let whole = self.to_string();
+        let input = match self {
+            ParseError::BadColumn { input, .. }
+            | ParseError::FullColumn { input, .. }
+            | ParseError::GameOver { input, .. }
+            | ParseError::Picture { input, .. } => input,
+        };
+        let prefix = format!("position {input:?}: ");
+        match whole.strip_prefix(&prefix) {
+            Some(rest) => rest.to_owned(),
+            None => whole,
+        }
+    }
+}
+
 /// Why a move cannot be played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {

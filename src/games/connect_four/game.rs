@@ -138,18 +138,20 @@ impl ConnectFour {
 
 /// A parse error of the board module as the engine's [`PositionError`].
 fn position_error(input: &str, e: ParseError) -> PositionError {
+    // The engine's error quotes the input: the reason goes without it.
+    let why = e.reason();
     match e {
-        ParseError::BadColumn { .. } => PositionError::malformed(input, e),
+        ParseError::BadColumn { .. } => PositionError::malformed(input, why),
         ParseError::FullColumn { .. } | ParseError::GameOver { .. } => {
-            PositionError::illegal(input, e)
+            PositionError::illegal(input, why)
         }
         ParseError::Picture { ref reason, .. } => {
             // Shape and characters are notation; gravity, stone counts and
             // fours are rules.
             if reason.contains("rows") || reason.contains("cells") {
-                PositionError::malformed(input, e)
+                PositionError::malformed(input, why)
             } else {
-                PositionError::illegal(input, e)
+                PositionError::illegal(input, why)
             }
         }
     }

@@ -443,15 +443,25 @@ impl Game for DotsAndBoxes {
             }
             [t] if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("start") => {}
             _ => {
-                for part in &tokens {
+                for (i, part) in tokens.iter().enumerate() {
                     let e = self.parse_edge(part).ok_or_else(|| {
-                        PositionError::malformed(
-                            text,
+                        let after = tokens.get(i + 1..).unwrap_or_default().join(" ");
+                        let why = if matches!(part.to_ascii_uppercase().as_str(), "A" | "B") {
+                            // The side to move was not last: what follows it is
+                            // the mistake.
+                            format!(
+                                "{after:?} follows the side to move {part:?}: only a score \
+                                 may, as in `0,5,12 B 1-0`"
+                            )
+                        } else if part.contains('-') {
+                            format!("{part:?} is not the last: a score goes at the end")
+                        } else {
                             format!(
                                 "{part:?} is not an edge: edges are numbered 0 to {}",
                                 self.edges - 1
-                            ),
-                        )
+                            )
+                        };
+                        PositionError::malformed(text, why)
                     })?;
                     if state >> e & 1 != 0 {
                         return Err(PositionError::malformed(

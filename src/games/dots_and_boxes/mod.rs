@@ -98,10 +98,11 @@ impl RegisteredGame for DotsAndBoxes {
         }
     }
 
-    /// Only the boards past the tables are searched.
+    /// Every board is searched: past the tables always, and a board of
+    /// the tables when its table is missing.
     #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
-        (!self.has_table()).then_some(self)
+        Some(self)
     }
 
     /// The dense solver, over the table of every edge set.

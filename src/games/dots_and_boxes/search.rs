@@ -774,6 +774,20 @@ impl BookGame for DotsAndBoxes {
         (n as u64).saturating_mul(Solver::table_bytes(self, share(n, table_bits)))
     }
 
+    /// What each searcher's table was measured to need, times the
+    /// searchers (the size is shared out): 2^29 words for the starts of
+    /// 36 edges or more (3x5 and 4x4 take six minutes with it, several
+    /// times longer with 2^26), 2^26 up to 35, and 2^22 on the boards of
+    /// the tables (the 3x4 start needs no more).
+    fn wanted_table_bits(&self, n: usize) -> u32 {
+        let each = match self.edges {
+            36.. => 29,
+            33..=35 => 26,
+            _ => 22,
+        };
+        each + n.max(1).next_power_of_two().trailing_zeros()
+    }
+
     fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
         solver.set_cancel(cancel);
     }

@@ -29,6 +29,10 @@ pub trait DynBookGame: Send + Sync {
     /// [`BookGame::table_bytes`] of `searchers` searchers.
     fn table_bytes(&self, searchers: usize, table_bits: u32) -> u64;
 
+    /// [`crate::solve::live::default_table_bits`] of the game with
+    /// `searchers` searchers.
+    fn default_table_bits(&self, searchers: usize) -> u32;
+
     /// [`LiveSearch::new`] on the game, from `book` when given.
     fn live<'a>(
         &self,
@@ -74,6 +78,10 @@ impl<G: BookGame + Clone + 'static> DynBookGame for G {
 
     fn table_bytes(&self, searchers: usize, table_bits: u32) -> u64 {
         BookGame::table_bytes(self, searchers, table_bits)
+    }
+
+    fn default_table_bits(&self, searchers: usize) -> u32 {
+        crate::solve::live::default_table_bits(self, searchers)
     }
 
     fn live<'a>(

@@ -60,6 +60,15 @@ pub trait BookGame: Game + Sync {
     /// ([`BookGame::table_bytes`], [`crate::solve::memory::check_fits`]).
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Self::Searcher>, BookError>;
 
+    /// The `log2` of the table entries a search of this board takes when
+    /// none is asked for, with `n` searchers: the size its searches were
+    /// measured to need. [`crate::solve::live::default_table_bits`] caps it
+    /// by the memory available.
+    fn wanted_table_bits(&self, n: usize) -> u32 {
+        let _ = n;
+        crate::solve::live::DEFAULT_TABLE_BITS
+    }
+
     /// The memory, in bytes, of the tables of what
     /// [`BookGame::searchers`]`(n, table_bits)` makes: all of it once the
     /// searches have filled them.
