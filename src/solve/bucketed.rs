@@ -44,9 +44,9 @@ use crate::core::{Progress, Solution};
 
 /// Whether [`Probe::insert_all`] may use AVX-512 (F, DQ and VL).
 #[cfg(target_arch = "x86_64")]
+#[inline]
 fn has_avx512() -> bool {
-    use std::arch::is_x86_feature_detected as has;
-    has!("avx512f") && has!("avx512dq") && has!("avx512vl")
+    crate::core::platform::features().avx512_f_dq_vl()
 }
 
 /// The most states a bucket may hold: local ids are `u16`.

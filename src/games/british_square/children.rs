@@ -3,6 +3,7 @@
 //! AVX2 or portable code (the same children whichever runs).
 
 use super::BritishSquare;
+use crate::core::platform::features;
 use crate::core::{Edge, Game, Move, Player};
 
 /// Which vector code canonicalises children: the best this processor runs.
@@ -18,20 +19,17 @@ pub(super) enum Simd {
     Avx512,
 }
 
-/// The best [`Simd`] level this processor runs.
+/// The best [`Simd`] level this processor runs ([`features`]).
 pub(super) fn simd_available() -> Simd {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::is_x86_feature_detected as has;
-        let base = has!("popcnt") && has!("bmi1");
-        if base && has!("avx512f") {
-            return Simd::Avx512;
-        }
-        if base && has!("avx2") {
-            return Simd::Avx2;
-        }
+    let f = features();
+    let base = f.popcnt && f.bmi1 && f.avx2;
+    if base && f.avx512f {
+        Simd::Avx512
+    } else if base {
+        Simd::Avx2
+    } else {
+        Simd::None
     }
-    Simd::None
 }
 
 impl BritishSquare {
@@ -128,7 +126,7 @@ impl BritishSquare {
     /// minimum one reduction. Gives exactly what the portable code gives.
     ///
     /// # Safety
-    /// The processor must have AVX-512F, POPCNT and BMI1
+    /// The processor must have AVX-512F, AVX2, POPCNT and BMI1
     /// (`self.simd == Simd::Avx512`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
