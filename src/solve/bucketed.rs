@@ -386,7 +386,8 @@ impl Probe {
     pub(super) fn insert_all(&mut self, keys: &[u64], ids: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
         if has_avx512() {
-            // SAFETY: the processor has the features (checked).
+            // SAFETY: the processor has AVX-512 F, DQ and VL (just
+            // checked), the features the function is compiled for.
             return unsafe { self.insert_all_avx512(keys, ids) };
         }
         self.insert_all_scalar(keys, ids);
@@ -398,11 +399,11 @@ impl Probe {
     /// through [`Probe::insert`] in order, so the ids are those the scalar
     /// code gives.
     ///
-    /// # Safety
-    /// The processor must have AVX-512 F, DQ and VL.
+    /// Code not compiled for its features calls it in `unsafe`, knowing
+    /// that the processor has AVX-512 F, DQ and VL.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-    unsafe fn insert_all_avx512(&mut self, keys: &[u64], ids: &mut [u16]) {
+    fn insert_all_avx512(&mut self, keys: &[u64], ids: &mut [u16]) {
         use std::arch::x86_64::*;
         let n = keys.len().min(ids.len());
         let mut i = 0;
@@ -415,25 +416,33 @@ impl Probe {
                 prefetch(&self.ids[h]);
             }
             let batch = &keys[i..i + 8];
-            let k = _mm512_loadu_si512(batch.as_ptr().cast());
+            // SAFETY: the unaligned load reads 64 bytes, the 8 `u64`s of
+            // `batch`.
+            let k = unsafe { _mm512_loadu_si512(batch.as_ptr().cast()) };
             let tag = _mm512_add_epi64(k, _mm512_set1_epi64(1));
             let shift = _mm_cvtsi64_si128(i64::from(64 - self.bits));
             let home =
                 _mm512_srl_epi64(_mm512_mullo_epi64(k, _mm512_set1_epi64(MUL as i64)), shift);
-            // SAFETY: every home is below 2^bits, and both arrays hold at
-            // least 2^bits entries.
-            let slots = _mm512_i64gather_epi64::<8>(home, self.slots.as_ptr().cast());
+            // SAFETY: every home is below 2^bits (the top `bits` bits of a
+            // product), and `slots` holds at least 2^bits `u64`s: each lane
+            // reads 8 bytes within it.
+            let slots = unsafe { _mm512_i64gather_epi64::<8>(home, self.slots.as_ptr().cast()) };
             let hit = _mm512_cmpeq_epi64_mask(slots, tag);
-            // SAFETY: as above; lanes not hit are not read.
-            let found = _mm512_mask_i64gather_epi32::<4>(
-                _mm256_setzero_si256(),
-                hit,
-                home,
-                self.ids.as_ptr().cast(),
-            );
+            // SAFETY: every home is below 2^bits, and `ids` holds as many
+            // `u32`s as `slots` holds words, at least 2^bits: each lane hit
+            // reads 4 bytes within it (lanes not hit read nothing).
+            let found = unsafe {
+                _mm512_mask_i64gather_epi32::<4>(
+                    _mm256_setzero_si256(),
+                    hit,
+                    home,
+                    self.ids.as_ptr().cast(),
+                )
+            };
             let out = &mut ids[i..i + 8];
-            // SAFETY: `out` holds 8 u16s, 16 bytes.
-            _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_cvtepi32_epi16(found));
+            // SAFETY: the unaligned store writes 16 bytes to `out`, a unique
+            // slice of 8 `u16`s.
+            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_cvtepi32_epi16(found)) };
             let mut miss = !hit;
             while miss != 0 {
                 let j = miss.trailing_zeros() as usize;
@@ -1145,7 +1154,8 @@ mod tests {
                 b.reset(expected);
                 let (mut ia, mut ib) = (vec![0u16; n], vec![0u16; n]);
                 a.insert_all_scalar(&keys, &mut ia);
-                // SAFETY: the processor has the features (checked).
+                // SAFETY: the processor has AVX-512 F, DQ and VL (checked
+                // above), the features the function is compiled for.
                 unsafe { b.insert_all_avx512(&keys, &mut ib) };
                 assert_eq!(ia, ib);
                 assert_eq!(a.keys, b.keys);
