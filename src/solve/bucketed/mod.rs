@@ -6,10 +6,11 @@
 //!
 //! 1. *expand*, per bucket of layer `k`: generate the canonical children of
 //!    its states, class by class ([`Bucketed::class_children`] into a
-//!    [`ClassSink`]); the children of one class all lie in one bucket of
-//!    layer `k + 1`. Where they go is known from each bucket's moves per
-//!    class, summed when its states were named; each state's number of
-//!    children of each class is recomputed by the backward pass, not stored.
+//!    [`ClassSink`](super::buckets::ClassSink)); the children of one class
+//!    all lie in one bucket of layer `k + 1`. Where they go is known from
+//!    each bucket's moves per class, summed when its states were named; each
+//!    state's number of children of each class is recomputed by the
+//!    backward pass, not stored.
 //! 2. *name*, per bucket of layer `k + 1`: insert the children of every
 //!    (bucket, class) that leads there into one small hash table, which gives
 //!    each distinct state its local id (its index in the bucket) and each
