@@ -24,6 +24,8 @@ thread_local! {
 }
 
 impl Values {
+    /// The values `cells`, by local id: coded into a palette when they
+    /// fit one.
     pub(in crate::solve) fn new(cells: Vec<Cell>) -> Values {
         PALETTE_INDEX.with(|index| {
             let index = &mut *index.borrow_mut();
