@@ -17,8 +17,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     /// User and system CPU seconds of this process so far.
     fn cpu() -> (f64, f64) {
-        // SAFETY: getrusage writes into the zeroed struct we pass.
+        // SAFETY: `rusage` is a C struct of integers, for which all zero
+        // bytes are a valid value.
         let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `u` is a valid, writable `rusage` for the call to fill.
         unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
         let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
         (t(u.ru_utime), t(u.ru_stime))

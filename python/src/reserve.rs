@@ -35,37 +35,43 @@ pub struct WithReserve;
 // with, once (taken out of `HELD` by a swap).
 unsafe impl GlobalAlloc for WithReserve {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as given.
+        // SAFETY: the caller meets `GlobalAlloc::alloc`'s contract for
+        // `layout` (not zero-sized), which is `System`'s too.
         let p = unsafe { System.alloc(layout) };
         if p.is_null() && release() {
-            // SAFETY: forwarded as given.
+            // SAFETY: the same call again, with the caller's valid layout.
             return unsafe { System.alloc(layout) };
         }
         p
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as given.
+        // SAFETY: the caller meets `GlobalAlloc::alloc_zeroed`'s contract
+        // for `layout` (not zero-sized), which is `System`'s too.
         let p = unsafe { System.alloc_zeroed(layout) };
         if p.is_null() && release() {
-            // SAFETY: forwarded as given.
+            // SAFETY: the same call again, with the caller's valid layout.
             return unsafe { System.alloc_zeroed(layout) };
         }
         p
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as given; a failed realloc leaves `ptr` valid.
+        // SAFETY: the caller meets `GlobalAlloc::realloc`'s contract (`ptr`
+        // allocated here, by `System`, with `layout`; `new_size` valid),
+        // which is `System`'s too.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if p.is_null() && release() {
-            // SAFETY: forwarded as given.
+            // SAFETY: a failed realloc leaves `ptr` allocated with
+            // `layout`: the same call again meets the same contract.
             return unsafe { System.realloc(ptr, layout, new_size) };
         }
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as given.
+        // SAFETY: the caller frees `ptr` once, with the layout it was
+        // allocated with, by `System` (every method here forwards to it).
         unsafe { System.dealloc(ptr, layout) }
     }
 }

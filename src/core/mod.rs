@@ -12,7 +12,8 @@
 //! * [`heuristic`]: simple rules of play that the statistics test;
 //! * [`progress`]: progress reports of long work;
 //! * [`cancel`]: stopping a search from another thread;
-//! * [`platform`]: processor and memory hints (prefetch, huge pages).
+//! * [`platform`]: the processor's vector features (detected once), and
+//!   processor and memory hints (prefetch, huge pages).
 
 pub mod cancel;
 pub mod game;

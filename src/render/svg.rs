@@ -59,6 +59,95 @@ pub const TITLE_HEIGHT: i32 = 40;
 /// Height of the legend band below the board.
 pub const LEGEND_HEIGHT: i32 = 44;
 
+/// How a shape is painted: what a picture's shapes of one kind share.
+#[derive(Clone, Copy, Debug)]
+pub struct Paint<'a> {
+    /// The fill colour (`none` for none).
+    pub fill: &'a str,
+    /// The outline's colour (`none` for none).
+    pub stroke: &'a str,
+    /// Extra attributes, written as they are (each with a leading space).
+    pub attrs: &'a str,
+}
+
+impl<'a> Paint<'a> {
+    /// Filled with `fill`, outlined in `stroke`.
+    pub const fn new(fill: &'a str, stroke: &'a str) -> Paint<'a> {
+        Paint {
+            fill,
+            stroke,
+            attrs: "",
+        }
+    }
+
+    /// With extra attributes (each with a leading space).
+    pub const fn with(self, attrs: &'a str) -> Paint<'a> {
+        Paint { attrs, ..self }
+    }
+}
+
+/// How a line is drawn: what a picture's lines of one kind share.
+#[derive(Clone, Copy, Debug)]
+pub struct Pen<'a> {
+    /// The line's colour.
+    pub stroke: &'a str,
+    /// Its width in pixels.
+    pub width: i32,
+    /// Extra attributes, written as they are (each with a leading space).
+    pub attrs: &'a str,
+}
+
+impl<'a> Pen<'a> {
+    /// Lines of colour `stroke`, `width` pixels wide.
+    pub const fn new(stroke: &'a str, width: i32) -> Pen<'a> {
+        Pen {
+            stroke,
+            width,
+            attrs: "",
+        }
+    }
+
+    /// With extra attributes (each with a leading space).
+    pub const fn with(self, attrs: &'a str) -> Pen<'a> {
+        Pen { attrs, ..self }
+    }
+}
+
+/// How text is set: what a picture's labels of one kind share.
+#[derive(Clone, Copy, Debug)]
+pub struct Font<'a> {
+    /// The size in pixels.
+    pub size: i32,
+    /// Where `x` is in the text: `start`, `middle` or `end`.
+    pub anchor: &'a str,
+    /// `normal` or `bold`.
+    pub weight: &'a str,
+    /// The colour.
+    pub fill: &'a str,
+}
+
+impl<'a> Font<'a> {
+    /// `size` pixels, colour `fill`, of normal weight, centred on `x`.
+    pub const fn new(size: i32, fill: &'a str) -> Font<'a> {
+        Font {
+            size,
+            anchor: "middle",
+            weight: "normal",
+            fill,
+        }
+    }
+
+    /// Anchored at `anchor` (`start`, `middle` or `end`) instead.
+    pub const fn anchor(self, anchor: &'a str) -> Font<'a> {
+        Font { anchor, ..self }
+    }
+
+    /// Of weight `weight` (`normal` or `bold`) instead.
+    pub const fn weight(self, weight: &'a str) -> Font<'a> {
+        Font { weight, ..self }
+    }
+}
+
 /// An SVG document being written.
 pub struct Svg {
     out: String,
@@ -79,13 +168,22 @@ impl Svg {
             escape(title)
         );
         let mut svg = Svg { out };
-        svg.text(width / 2, 26, 17, "middle", "bold", "#222222", title);
+        svg.text(
+            width / 2,
+            26,
+            Font::new(17, "#222222").weight("bold"),
+            title,
+        );
         svg
     }
 
-    /// A rectangle; `attrs` are extra attributes written as they are.
-    #[allow(clippy::too_many_arguments)]
-    pub fn rect(&mut self, x: i32, y: i32, w: i32, h: i32, fill: &str, stroke: &str, attrs: &str) {
+    /// A rectangle of `w` x `h` pixels from (`x`, `y`), painted with `paint`.
+    pub fn rect(&mut self, x: i32, y: i32, w: i32, h: i32, paint: Paint<'_>) {
+        let Paint {
+            fill,
+            stroke,
+            attrs,
+        } = paint;
         let _ = writeln!(
             self.out,
             "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{fill}\" \
@@ -96,16 +194,14 @@ impl Svg {
     /// A move's box: filled with the colour of its outcome and, for a best
     /// move, outlined in bold `inset` pixels inside its edge.
     pub fn move_box(&mut self, x: i32, y: i32, w: i32, h: i32, m: &MoveMark, inset: i32) {
-        self.rect(x, y, w, h, fill(m.outcome), "#999999", "");
+        self.rect(x, y, w, h, Paint::new(fill(m.outcome), "#999999"));
         if m.best {
             self.rect(
                 x + inset,
                 y + inset,
                 w - 2 * inset,
                 h - 2 * inset,
-                "none",
-                "#222222",
-                " stroke-width=\"4\"",
+                Paint::new("none", "#222222").with(" stroke-width=\"4\""),
             );
         }
     }
@@ -119,18 +215,14 @@ impl Svg {
         );
     }
 
-    /// A straight line with round caps; `attrs` are extra attributes.
-    #[allow(clippy::too_many_arguments)]
-    pub fn line(
-        &mut self,
-        x1: i32,
-        y1: i32,
-        x2: i32,
-        y2: i32,
-        stroke: &str,
-        width: i32,
-        attrs: &str,
-    ) {
+    /// A straight line with round caps from (`x1`, `y1`) to (`x2`, `y2`),
+    /// drawn with `pen`.
+    pub fn line(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, pen: Pen<'_>) {
+        let Pen {
+            stroke,
+            width,
+            attrs,
+        } = pen;
         let _ = writeln!(
             self.out,
             "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{stroke}\" \
@@ -138,18 +230,14 @@ impl Svg {
         );
     }
 
-    /// Text centred vertically on `y` (anchor `start`, `middle` or `end`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn text(
-        &mut self,
-        x: i32,
-        y: i32,
-        size: i32,
-        anchor: &str,
-        weight: &str,
-        fill: &str,
-        text: &str,
-    ) {
+    /// `text` at (`x`, `y`), centred vertically on `y`, set in `font`.
+    pub fn text(&mut self, x: i32, y: i32, font: Font<'_>, text: &str) {
+        let Font {
+            size,
+            anchor,
+            weight,
+            fill,
+        } = font;
         let _ = writeln!(
             self.out,
             "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\" \
@@ -188,8 +276,8 @@ impl Svg {
         let mut x = (width - total) / 2;
         let cy = y + LEGEND_HEIGHT / 2;
         for (outcome, label) in items {
-            self.rect(x, cy - 9, 18, 18, fill(outcome), ink(outcome), "");
-            self.text(x + 24, cy, 13, "start", "normal", "#222222", label);
+            self.rect(x, cy - 9, 18, 18, Paint::new(fill(outcome), ink(outcome)));
+            self.text(x + 24, cy, Font::new(13, "#222222").anchor("start"), label);
             x += 80;
         }
         self.rect(
@@ -197,11 +285,14 @@ impl Svg {
             cy - 9,
             18,
             18,
-            "#ffffff",
-            "#222222",
-            " stroke-width=\"3\"",
+            Paint::new("#ffffff", "#222222").with(" stroke-width=\"3\""),
         );
-        self.text(x + 24, cy, 13, "start", "normal", "#222222", "best move");
+        self.text(
+            x + 24,
+            cy,
+            Font::new(13, "#222222").anchor("start"),
+            "best move",
+        );
     }
 
     /// The finished document.
@@ -219,7 +310,7 @@ mod tests {
     fn text_is_escaped() {
         assert_eq!(escape("a<b & \"c\"'"), "a&lt;b &amp; &quot;c&quot;&apos;");
         let mut s = Svg::new(100, 100, "x < y");
-        s.text(1, 2, 3, "start", "normal", "#000", "<&>");
+        s.text(1, 2, Font::new(3, "#000").anchor("start"), "<&>");
         let out = s.finish();
         assert!(out.contains("x &lt; y"));
         assert!(out.contains("&lt;&amp;&gt;"));

@@ -211,6 +211,19 @@ struct Waiting {
     first_edge: u64,
 }
 
+/// What the scoring of one layer shares: every chunk of its parents, and
+/// the parents that wait for same-layer children, read these.
+struct Layer<'a> {
+    /// The layer's number.
+    k: usize,
+    /// Its edges, as the forward pass recorded them.
+    edges: &'a LayerEdges,
+    /// The values of every later layer, layer `k + 1` first.
+    later: &'a [Values],
+    /// The records' layout, which every value must fit.
+    layout: &'a RecordLayout,
+}
+
 /// Scores every state of layers of `sizes` states: returns per layer the
 /// value of each id. `edges[k]` are freed as the layers are scored.
 pub(super) fn score(
@@ -236,13 +249,19 @@ pub(super) fn score(
             outs.push(head);
             rest = tail;
         }
+        let layer = Layer {
+            k,
+            edges: &layer_edges,
+            later,
+            layout,
+        };
         let waiting: Vec<Vec<Waiting>> = starts
             .par_iter()
             .zip(outs)
-            .map(|(&(first, e), out)| score_chunk(k, &layer_edges, first, e, out, later, layout))
+            .map(|(&(first, e), out)| score_chunk(&layer, first, e, out))
             .collect::<Result<_, _>>()?;
         let waiting: Vec<Waiting> = waiting.into_iter().flatten().collect();
-        settle(k, &layer_edges, &mut vals, waiting, later, layout)?;
+        settle(&layer, &mut vals, waiting)?;
         values[k] = Values::new(vals);
         progress.advance(1);
     }
@@ -250,18 +269,20 @@ pub(super) fn score(
     Ok(values)
 }
 
-/// Scores the parents `first..` of layer `k` whose edges start at edge `e`,
+/// Scores the parents `first..` of `layer` whose edges start at edge `e`,
 /// writing their values to `out`; returns those with same-layer children.
-#[allow(clippy::too_many_arguments)]
 fn score_chunk(
-    k: usize,
-    edges: &LayerEdges,
+    layer: &Layer<'_>,
     first: u32,
     mut e: u64,
     out: &mut [Cell],
-    later: &[Values],
-    layout: &RecordLayout,
 ) -> Result<Vec<Waiting>, SolveError> {
+    let Layer {
+        k,
+        edges,
+        later,
+        layout,
+    } = *layer;
     let mut cursor = Cursor::new(edges, k, e);
     let mut waiting = Vec::new();
     let empty = Values::Plain(Vec::new());
@@ -316,15 +337,19 @@ fn score_chunk(
     Ok(waiting)
 }
 
-/// Scores the parents of layer `k` that wait for same-layer children.
+/// Scores the parents of `layer` that wait for same-layer children,
+/// writing their values to `vals` (the layer's).
 fn settle(
-    k: usize,
-    edges: &LayerEdges,
+    layer: &Layer<'_>,
     vals: &mut [Cell],
     mut waiting: Vec<Waiting>,
-    later: &[Values],
-    layout: &RecordLayout,
 ) -> Result<(), SolveError> {
+    let Layer {
+        k,
+        edges,
+        later,
+        layout,
+    } = *layer;
     while !waiting.is_empty() {
         let before = waiting.len();
         let mut still = Vec::new();

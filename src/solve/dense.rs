@@ -121,8 +121,11 @@ pub fn solve_block_generic<G: Game + ?Sized>(
 #[derive(Clone, Copy)]
 struct Table(*mut i8);
 // SAFETY: the workers of a wave write disjoint blocks and only read blocks of
-// earlier waves, which nobody writes any more (see `solve_dense`).
+// earlier waves, which nobody writes any more (see `solve_dense`): sending
+// the pointer to a worker races with nothing.
 unsafe impl Send for Table {}
+// SAFETY: as for `Send`: the workers sharing the pointer write disjoint
+// blocks and read only finished ones.
 unsafe impl Sync for Table {}
 
 /// Solves a dense game completely.
@@ -175,7 +178,11 @@ pub fn solve_dense_with<G: Game + ?Sized>(
                 .map(|j| {
                     (high >> j & 1 == 0).then(|| {
                         let up = (high | 1 << j) as usize;
-                        // SAFETY: as above.
+                        // SAFETY: block `up` lies inside the table (`up`
+                        // is below 2^high_bits: bit j of `high` is clear)
+                        // and belongs to an earlier wave (one more bit
+                        // set), finished: no worker writes it while this
+                        // shared view lives.
                         unsafe {
                             std::slice::from_raw_parts(
                                 t.0.add(up * block_len).cast_const(),

@@ -139,6 +139,9 @@ pub struct MpiFarm {
 // the communicator at a time: rank 0's serving thread, while its other
 // threads make no MPI call, and the one searching thread on other ranks.
 unsafe impl Send for MpiFarm {}
+// SAFETY: as for `Send`: MPI is initialised for calls from any thread one
+// at a time, and the protocol never has two threads of a process use the
+// communicator at once; `early` is behind its own mutex.
 unsafe impl Sync for MpiFarm {}
 
 impl MpiFarm {

@@ -60,6 +60,11 @@ pub fn test_dense(
         Some(layout.dense_value(k, byte).net)
     };
     let total = entries.len() as u64;
+    let tested = Tested {
+        game,
+        heuristics,
+        examples,
+    };
     const CHUNK: u64 = 1 << 14;
     let parts: Vec<Result<Tally, StatsError>> = (0..total.div_ceil(CHUNK))
         .into_par_iter()
@@ -73,16 +78,7 @@ pub fn test_dense(
                     net(e.child).ok_or_else(|| missing(game, key, e.child))
                 };
                 let no_canon: &[Edge] = &[];
-                t.visit(
-                    game,
-                    heuristics,
-                    key,
-                    best,
-                    examples,
-                    &mut scratch,
-                    Some(no_canon),
-                    child,
-                )?;
+                t.visit(&tested, key, best, &mut scratch, Some(no_canon), child)?;
             }
             Ok(t)
         })
@@ -98,6 +94,18 @@ pub(crate) fn missing(game: &dyn Game, state: u64, child: u64) -> StatsError {
         position: game.format_position(state),
         child: game.format_position(child),
     }
+}
+
+/// What every state a tally visits is tested with: the game, its
+/// heuristics, and how many failing states of each to keep.
+#[derive(Clone, Copy)]
+pub(crate) struct Tested<'a> {
+    /// The game whose states are visited.
+    pub(crate) game: &'a dyn Game,
+    /// The heuristics tested, bound to the game.
+    pub(crate) heuristics: &'a [BoundHeuristic<'a>],
+    /// The failing states kept per heuristic.
+    pub(crate) examples: usize,
 }
 
 /// Buffers reused from state to state.
@@ -136,23 +144,25 @@ impl Tally {
         }
     }
 
-    /// Tests every heuristic at `key`, whose value has net `best`.
-    /// `canon`: the canonical children if already generated. `child_net(k,
-    /// canonical child if known, edge)` gives the stored net of the child of
-    /// move `k`.
-    #[allow(clippy::too_many_arguments)] // internal, few call sites
+    /// Tests every heuristic of `tested` at `key`, whose value has net
+    /// `best`. `canon`: the canonical children if already generated.
+    /// `child_net(k, canonical child if known, edge)` gives the stored net
+    /// of the child of move `k`.
     #[inline]
     pub(crate) fn visit(
         &mut self,
-        game: &dyn Game,
-        heuristics: &[BoundHeuristic<'_>],
+        tested: &Tested<'_>,
         key: u64,
         best: i32,
-        examples: usize,
         scratch: &mut Scratch,
         canon: Option<&[Edge]>,
         child_net: impl Fn(usize, Option<u64>, &Edge) -> Result<i32, StatsError>,
     ) -> Result<(), StatsError> {
+        let Tested {
+            game,
+            heuristics,
+            examples,
+        } = *tested;
         let Scratch {
             moves,
             canon: own_canon,

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::heuristics::{missing, HeuristicReport, Scratch, Tally};
+use super::heuristics::{missing, HeuristicReport, Scratch, Tally, Tested};
 use crate::core::BoundHeuristic;
 
 use super::index::{LayerSet, Window};
@@ -239,6 +239,11 @@ pub fn forward_with(
     let scored = game.lead(game.start()).is_some();
     let mut out = Outcomes::default();
     let mut tally = Tally::new(heuristics.len());
+    let tested = Tested {
+        game,
+        heuristics,
+        examples,
+    };
     for l in first..count {
         let next = table(l + 1)?;
         let Some(cur) = &this else {
@@ -330,11 +335,9 @@ pub fn forward_with(
                                 Ok(t.map_or(0, |t| t.slots[ci].net))
                             };
                             part.tally.visit(
-                                game,
-                                heuristics,
+                                &tested,
                                 key,
                                 slot.net,
-                                examples,
                                 &mut scratch,
                                 Some(edges),
                                 net_of,

@@ -3,6 +3,7 @@
 //! AVX2 or portable code (the same children whichever runs).
 
 use super::BritishSquare;
+use crate::core::platform::features;
 use crate::core::{Edge, Game, Move, Player};
 
 /// Which vector code canonicalises children: the best this processor runs.
@@ -18,20 +19,17 @@ pub(super) enum Simd {
     Avx512,
 }
 
-/// The best [`Simd`] level this processor runs.
+/// The best [`Simd`] level this processor runs ([`features`]).
 pub(super) fn simd_available() -> Simd {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::is_x86_feature_detected as has;
-        let base = has!("popcnt") && has!("bmi1");
-        if base && has!("avx512f") {
-            return Simd::Avx512;
-        }
-        if base && has!("avx2") {
-            return Simd::Avx2;
-        }
+    let f = features();
+    let base = f.popcnt && f.bmi1 && f.avx2;
+    if base && f.avx512f {
+        Simd::Avx512
+    } else if base {
+        Simd::Avx2
+    } else {
+        Simd::None
     }
-    Simd::None
 }
 
 impl BritishSquare {
@@ -40,11 +38,11 @@ impl BritishSquare {
     /// minimum a few vector steps; no branch per child. Gives exactly what
     /// the portable code gives.
     ///
-    /// # Safety
-    /// The processor must have AVX2, POPCNT and BMI1 (`self.simd`).
+    /// Code not compiled for its features calls it in `unsafe`, knowing
+    /// that the processor has AVX2, POPCNT and BMI1 (`self.simd`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
-    unsafe fn children_in_avx2<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
+    fn children_in_avx2<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         use crate::games::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
         // The board sizes get their swaps as constants.
         match self.n {
@@ -61,7 +59,7 @@ impl BritishSquare {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
     #[inline]
-    unsafe fn children_avx2<const H: usize, const T: usize, R: Emit>(
+    fn children_avx2<const H: usize, const T: usize, R: Emit>(
         &self,
         swaps: &crate::games::square::SquareSwaps<H, T>,
         s: u64,
@@ -114,8 +112,12 @@ impl BritishSquare {
             let cell = legal.trailing_zeros();
             legal &= legal - 1;
             let bits = self.sym.bit_images(cell + offset);
-            let b_lo = _mm256_loadu_si256(bits.as_ptr().cast());
-            let b_hi = _mm256_loadu_si256(bits[4..].as_ptr().cast());
+            // SAFETY: the unaligned load reads 32 bytes, the first four of
+            // the 8 `u64`s of `bits`.
+            let b_lo = unsafe { _mm256_loadu_si256(bits.as_ptr().cast()) };
+            // SAFETY: the unaligned load reads 32 bytes, `bits[4..]`, the
+            // last four of its 8 `u64`s.
+            let b_hi = unsafe { _mm256_loadu_si256(bits[4..].as_ptr().cast()) };
             let child = min_all!(_mm256_or_si256(lo, b_lo), _mm256_or_si256(hi, b_hi));
             sink.emit(cell, child | child_side);
         }
@@ -127,12 +129,12 @@ impl BritishSquare {
     /// parent in one vector, each child's candidates one OR away and their
     /// minimum one reduction. Gives exactly what the portable code gives.
     ///
-    /// # Safety
-    /// The processor must have AVX-512F, POPCNT and BMI1
+    /// Code not compiled for its features calls it in `unsafe`, knowing
+    /// that the processor has AVX-512F, AVX2, POPCNT and BMI1
     /// (`self.simd == Simd::Avx512`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
-    unsafe fn children_in_avx512<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
+    fn children_in_avx512<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         use crate::games::square::{TWO_PLANES_3, TWO_PLANES_4, TWO_PLANES_5};
         match self.n {
             5 => self.children_avx512(&TWO_PLANES_5, s, cells, sink),
@@ -147,7 +149,7 @@ impl BritishSquare {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
     #[inline]
-    unsafe fn children_avx512<const H: usize, const T: usize, R: Emit>(
+    fn children_avx512<const H: usize, const T: usize, R: Emit>(
         &self,
         swaps: &crate::games::square::SquareSwaps<H, T>,
         s: u64,
@@ -190,7 +192,9 @@ impl BritishSquare {
             let cell = legal.trailing_zeros();
             legal &= legal - 1;
             let bits = self.sym.bit_images(cell + offset);
-            let b = _mm512_loadu_si512(bits.as_ptr().cast());
+            // SAFETY: the unaligned load reads 64 bytes, the 8 `u64`s of
+            // `bits`.
+            let b = unsafe { _mm512_loadu_si512(bits.as_ptr().cast()) };
             sink.emit(
                 cell,
                 _mm512_reduce_min_epu64(_mm512_or_si512(v, b)) | child_side,
@@ -216,10 +220,12 @@ impl BritishSquare {
     pub(super) fn children_of<R: Emit>(&self, s: u64, cells: u64, sink: &mut R) {
         #[cfg(target_arch = "x86_64")]
         match self.simd {
-            // SAFETY: `simd` names only code whose features the processor
-            // has.
+            // SAFETY: `simd` is `Avx512` only on a processor with AVX-512F,
+            // AVX2, POPCNT and BMI1 (`simd_available`; tests lower it, never
+            // raise it), the features the kernel is compiled for.
             Simd::Avx512 => return unsafe { self.children_in_avx512(s, cells, sink) },
-            // SAFETY: as above.
+            // SAFETY: `simd` is `Avx2` or better only on a processor with
+            // AVX2, POPCNT and BMI1 (`simd_available`), the kernel's features.
             Simd::Avx2 => return unsafe { self.children_in_avx2(s, cells, sink) },
             Simd::None => {}
         }

@@ -3,6 +3,7 @@
 
 use super::BritishSquare;
 use crate::core::MoveMark;
+use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for BritishSquare {
@@ -87,15 +88,12 @@ impl BritishSquare {
         for i in 0..n {
             let letter = ((b'a' + i as u8) as char).to_string();
             let mid = left + i * CELL + CELL / 2;
-            pic.text(mid, top - 12, 14, "middle", "normal", "#555555", &letter);
+            pic.text(mid, top - 12, Font::new(14, "#555555"), &letter);
             let mid = top + i * CELL + CELL / 2;
             pic.text(
                 left - 14,
                 mid,
-                14,
-                "middle",
-                "normal",
-                "#555555",
+                Font::new(14, "#555555"),
                 &(i + 1).to_string(),
             );
         }
@@ -111,20 +109,17 @@ impl BritishSquare {
                 pic.text(
                     cx,
                     cy,
-                    20,
-                    "middle",
-                    weight,
-                    "#222222",
+                    Font::new(20, "#222222").weight(weight),
                     &svg::signed(m.score),
                 );
                 pic.end_move();
                 continue;
             }
-            pic.rect(px, py, CELL, CELL, "#f7f7f7", "#999999", "");
+            pic.rect(px, py, CELL, CELL, Paint::new("#f7f7f7", "#999999"));
             if x >> cell & 1 != 0 {
                 let d = CELL / 4;
-                pic.line(cx - d, cy - d, cx + d, cy + d, "#333333", 6, "");
-                pic.line(cx - d, cy + d, cx + d, cy - d, "#333333", 6, "");
+                pic.line(cx - d, cy - d, cx + d, cy + d, Pen::new("#333333", 6));
+                pic.line(cx - d, cy + d, cx + d, cy - d, Pen::new("#333333", 6));
             } else if o >> cell & 1 != 0 {
                 pic.circle(cx, cy, CELL / 4 + 2, "none", "#333333", 6);
             }

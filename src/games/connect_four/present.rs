@@ -4,6 +4,7 @@
 use super::board::Bitboard;
 use super::ConnectFour;
 use crate::core::{Move, MoveMark, Player};
+use crate::render::svg::{Font, Paint};
 use crate::render::{signed, style_padded, Presentation};
 
 impl Presentation for ConnectFour {
@@ -108,7 +109,7 @@ impl ConnectFour {
         let height = values_top + 64 + LEGEND_HEIGHT;
         let left = (width - board) / 2;
         let mut pic = Svg::new(width, height, title);
-        pic.rect(left, top, board, h * CELL, "#1d4e89", "#0f2f57", "");
+        pic.rect(left, top, board, h * CELL, Paint::new("#1d4e89", "#0f2f57"));
         for c in 0..w {
             for r in 0..h {
                 // Row 0 is the bottom row.
@@ -127,15 +128,7 @@ impl ConnectFour {
         for c in 0..w {
             let (bx, by) = (left + c * CELL + 4, values_top);
             let label = (c + 1).to_string();
-            pic.text(
-                bx + CELL / 2 - 4,
-                by + 50,
-                13,
-                "middle",
-                "normal",
-                "#555555",
-                &label,
-            );
+            pic.text(bx + CELL / 2 - 4, by + 50, Font::new(13, "#555555"), &label);
             let Some(m) = moves.iter().find(|m| i32::from(m.mv.0) == c) else {
                 continue;
             };
@@ -154,10 +147,7 @@ impl ConnectFour {
             pic.text(
                 bx + CELL / 2 - 4,
                 by + 18,
-                18,
-                "middle",
-                weight,
-                "#222222",
+                Font::new(18, "#222222").weight(weight),
                 &svg::signed(m.score),
             );
             pic.end_move();

@@ -6,6 +6,7 @@ use super::field::{DC, DIRECTION_NAMES, DR};
 use super::game::WIND;
 use super::Dandelions;
 use crate::core::MoveMark;
+use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for Dandelions {
@@ -124,18 +125,10 @@ impl Dandelions {
         for i in 0..n {
             let letter = ((b'a' + i as u8) as char).to_string();
             let mid = left + i * CELL + CELL / 2;
-            pic.text(
-                mid,
-                field_top - 12,
-                14,
-                "middle",
-                "normal",
-                "#555555",
-                &letter,
-            );
+            pic.text(mid, field_top - 12, Font::new(14, "#555555"), &letter);
             let mid = field_top + i * CELL + CELL / 2;
             let number = (i + 1).to_string();
-            pic.text(left - 14, mid, 14, "middle", "normal", "#555555", &number);
+            pic.text(left - 14, mid, Font::new(14, "#555555"), &number);
         }
         let planting = f.dandelions_to_move();
         for cell in 0..self.geometry().cells() {
@@ -156,23 +149,20 @@ impl Dandelions {
                 pic.text(
                     cx,
                     cy + 5,
-                    20,
-                    "middle",
-                    weight,
-                    "#222222",
+                    Font::new(20, "#222222").weight(weight),
                     &svg::signed(m.score),
                 );
                 pic.end_move();
                 continue;
             }
             if f.flowers >> cell & 1 != 0 {
-                pic.rect(px, py, CELL, CELL, COVERED, "#999999", "");
+                pic.rect(px, py, CELL, CELL, Paint::new(COVERED, "#999999"));
                 flower(&mut pic, cx, cy, 13);
             } else if seeded {
-                pic.rect(px, py, CELL, CELL, COVERED, "#999999", "");
+                pic.rect(px, py, CELL, CELL, Paint::new(COVERED, "#999999"));
                 seed(&mut pic, cx, cy + 2, 12);
             } else {
-                pic.rect(px, py, CELL, CELL, "#ffffff", "#999999", "");
+                pic.rect(px, py, CELL, CELL, Paint::new("#ffffff", "#999999"));
             }
         }
 
@@ -183,15 +173,7 @@ impl Dandelions {
         } else {
             "the wind blows"
         };
-        pic.text(
-            cl + COMPASS / 2,
-            ct - 12,
-            14,
-            "middle",
-            "normal",
-            "#555555",
-            caption,
-        );
+        pic.text(cl + COMPASS / 2, ct - 12, Font::new(14, "#555555"), caption);
         let (rx, ry) = (cl + BOX + GAP + BOX / 2, ct + BOX + GAP + BOX / 2);
         pic.circle(rx, ry, BOX / 2 - 2, "#fafafa", "#dddddd", 1);
         for (d, name) in DIRECTION_NAMES.iter().enumerate() {
@@ -211,15 +193,12 @@ impl Dandelions {
             if let Some(m) = mark {
                 pic.begin_move(m, name);
                 pic.move_box(bx, by, BOX, BOX, m, 3);
-                pic.text(mid, by + 17, 13, "middle", "normal", "#333333", name);
+                pic.text(mid, by + 17, Font::new(13, "#333333"), name);
                 let weight = if m.best { "bold" } else { "normal" };
                 pic.text(
                     mid,
                     by + 41,
-                    20,
-                    "middle",
-                    weight,
-                    "#222222",
+                    Font::new(20, "#222222").weight(weight),
                     &svg::signed(m.score),
                 );
                 rose(&mut pic, svg::ink(m.outcome), if m.best { 4 } else { 3 });
@@ -230,16 +209,14 @@ impl Dandelions {
                     by,
                     BOX,
                     BOX,
-                    "#e6e6e6",
-                    "#bbbbbb",
-                    " stroke-dasharray=\"4 4\"",
+                    Paint::new("#e6e6e6", "#bbbbbb").with(" stroke-dasharray=\"4 4\""),
                 );
-                pic.text(mid, by + 17, 13, "middle", "normal", "#999999", name);
-                pic.text(mid, by + 41, 12, "middle", "normal", "#999999", "blown");
+                pic.text(mid, by + 17, Font::new(13, "#999999"), name);
+                pic.text(mid, by + 41, Font::new(12, "#999999"), "blown");
                 rose(&mut pic, "#cccccc", 2);
             } else {
-                pic.rect(bx, by, BOX, BOX, "#ffffff", "#999999", "");
-                pic.text(mid, by + BOX / 2, 15, "middle", "normal", "#333333", name);
+                pic.rect(bx, by, BOX, BOX, Paint::new("#ffffff", "#999999"));
+                pic.text(mid, by + BOX / 2, Font::new(15, "#333333"), name);
                 rose(&mut pic, "#666666", 3);
             }
         }
@@ -248,16 +225,31 @@ impl Dandelions {
         // What the cells show.
         let ky = key_top + KEY_HEIGHT / 2;
         let mut x = left;
-        pic.rect(x, ky - 12, 24, 24, COVERED, "#999999", "");
+        pic.rect(x, ky - 12, 24, 24, Paint::new(COVERED, "#999999"));
         flower(&mut pic, x + 12, ky, 5);
-        pic.text(x + 32, ky, 13, "start", "normal", "#222222", "flower");
+        pic.text(
+            x + 32,
+            ky,
+            Font::new(13, "#222222").anchor("start"),
+            "flower",
+        );
         x += 100;
-        pic.rect(x, ky - 12, 24, 24, COVERED, "#999999", "");
+        pic.rect(x, ky - 12, 24, 24, Paint::new(COVERED, "#999999"));
         seed(&mut pic, x + 12, ky + 1, 6);
-        pic.text(x + 32, ky, 13, "start", "normal", "#222222", "seeded");
+        pic.text(
+            x + 32,
+            ky,
+            Font::new(13, "#222222").anchor("start"),
+            "seeded",
+        );
         x += 100;
-        pic.rect(x, ky - 12, 24, 24, "#ffffff", "#999999", "");
-        pic.text(x + 32, ky, 13, "start", "normal", "#222222", "uncovered");
+        pic.rect(x, ky - 12, 24, 24, Paint::new("#ffffff", "#999999"));
+        pic.text(
+            x + 32,
+            ky,
+            Font::new(13, "#222222").anchor("start"),
+            "uncovered",
+        );
 
         pic.legend(width, key_top + KEY_HEIGHT);
         pic.finish()
@@ -291,10 +283,10 @@ fn flower(pic: &mut crate::render::svg::Svg, cx: i32, cy: i32, k: i32) {
 fn seed(pic: &mut crate::render::svg::Svg, cx: i32, cy: i32, k: i32) {
     const INK: &str = "#6b4f2a";
     let (tx, ty) = (cx, cy - k / 2);
-    pic.line(tx, ty, cx, cy + k, INK, 2, "");
-    pic.line(tx, ty, cx - k, cy - k, INK, 1, "");
-    pic.line(tx, ty, cx, cy - k - k / 2, INK, 1, "");
-    pic.line(tx, ty, cx + k, cy - k, INK, 1, "");
+    pic.line(tx, ty, cx, cy + k, Pen::new(INK, 2));
+    pic.line(tx, ty, cx - k, cy - k, Pen::new(INK, 1));
+    pic.line(tx, ty, cx, cy - k - k / 2, Pen::new(INK, 1));
+    pic.line(tx, ty, cx + k, cy - k, Pen::new(INK, 1));
     pic.circle(cx, cy + k, (k / 4).max(2), INK, INK, 1);
 }
 
@@ -310,7 +302,7 @@ fn arrow(
     width: i32,
 ) {
     let (tx, ty) = (x + dx * reach, y + dy * reach);
-    pic.line(x, y, tx, ty, colour, width, "");
+    pic.line(x, y, tx, ty, Pen::new(colour, width));
     // The two strokes of the head point back, 45 degrees either side.
     let heads = if dx != 0 && dy != 0 {
         [(-dx * 9, 0), (0, -dy * 9)]
@@ -321,6 +313,6 @@ fn arrow(
         ]
     };
     for (hx, hy) in heads {
-        pic.line(tx, ty, tx + hx, ty + hy, colour, width, "");
+        pic.line(tx, ty, tx + hx, ty + hy, Pen::new(colour, width));
     }
 }

@@ -127,9 +127,9 @@ struct Avx2(());
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    // SAFETY (every block below): an `Avx2` value exists only when the
-    // processor has AVX2 (see `Simd::detect`), and the loads and stores go
-    // through references to exactly 32 bytes.
+    //! Every operation below is an AVX2 intrinsic behind an `Avx2` value,
+    //! which exists only on a processor with AVX2 (see `Simd::detect`):
+    //! each `unsafe` block says what else it relies on.
     use super::{Avx2, Ops, LANES};
     use std::arch::x86_64::*;
 
@@ -137,26 +137,40 @@ mod avx2 {
         type V = __m256i;
         #[inline(always)]
         fn splat(self, x: i8) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsic
+            // reads only its argument.
             unsafe { _mm256_set1_epi8(x) }
         }
         #[inline(always)]
         fn load(self, s: &[i8; LANES]) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2, and the
+            // unaligned load reads 32 bytes from `s`, a reference to exactly
+            // 32 bytes.
             unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
         }
         #[inline(always)]
         fn store(self, v: __m256i, s: &mut [i8; LANES]) {
+            // SAFETY: `self` proves the processor has AVX2, and the
+            // unaligned store writes 32 bytes to `s`, a unique reference to
+            // exactly 32 bytes.
             unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
         }
         #[inline(always)]
         fn add(self, a: __m256i, b: __m256i) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsic
+            // reads only its arguments.
             unsafe { _mm256_add_epi8(a, b) }
         }
         #[inline(always)]
         fn max(self, a: __m256i, b: __m256i) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsic
+            // reads only its arguments.
             unsafe { _mm256_max_epi8(a, b) }
         }
         #[inline(always)]
         fn through(self, r: __m256i, c: __m256i) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsics
+            // read only their arguments.
             unsafe {
                 let zero = _mm256_setzero_si256();
                 let closes = _mm256_cmpgt_epi8(r, zero);
@@ -165,10 +179,14 @@ mod avx2 {
         }
         #[inline(always)]
         fn neg(self, c: __m256i) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsics
+            // read only their arguments.
             unsafe { _mm256_sub_epi8(_mm256_setzero_si256(), c) }
         }
         #[inline(always)]
         fn rotate<const K: i32>(self, a: __m256i) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsics
+            // read only their arguments.
             unsafe {
                 // The halves swapped; then each half shifted by K bytes,
                 // filled from the other half.
@@ -182,6 +200,8 @@ mod avx2 {
         }
         #[inline(always)]
         fn blend(self, mask: __m256i, a: __m256i, b: __m256i) -> __m256i {
+            // SAFETY: `self` proves the processor has AVX2; the intrinsic
+            // reads only its arguments.
             unsafe { _mm256_blendv_epi8(a, b, mask) }
         }
     }

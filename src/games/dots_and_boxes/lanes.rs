@@ -38,12 +38,13 @@ pub(super) enum Simd {
 }
 
 impl Simd {
-    /// The best kernel for this processor.
+    /// The best kernel for this processor
+    /// ([`features`](crate::core::platform::features)).
     pub(super) fn detect() -> Simd {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Simd::Avx2;
+        if crate::core::platform::features().avx2 {
+            Simd::Avx2
+        } else {
+            Simd::None
         }
-        Simd::None
     }
 }

@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::DotsAndBoxes;
 use crate::core::MoveMark;
+use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for DotsAndBoxes {
@@ -94,7 +95,7 @@ impl DotsAndBoxes {
             if s & mask == mask {
                 let (r, c) = (b as i32 / cols, b as i32 % cols);
                 let (x, y) = dot(r, c);
-                pic.rect(x, y, GAP, GAP, "#d9d9d9", "none", "");
+                pic.rect(x, y, GAP, GAP, Paint::new("#d9d9d9", "none"));
             }
         }
         let h = (self.rows + 1) * self.cols;
@@ -109,11 +110,17 @@ impl DotsAndBoxes {
             };
             let ((x1, y1), (x2, y2)) = (dot(r1, c1), dot(r2, c2));
             if s >> e & 1 != 0 {
-                pic.line(x1, y1, x2, y2, "#222222", 6, "");
+                pic.line(x1, y1, x2, y2, Pen::new("#222222", 6));
                 continue;
             }
             let Some(m) = moves.iter().find(|m| u32::from(m.mv.0) == e) else {
-                pic.line(x1, y1, x2, y2, "#cccccc", 2, " stroke-dasharray=\"4 6\"");
+                pic.line(
+                    x1,
+                    y1,
+                    x2,
+                    y2,
+                    Pen::new("#cccccc", 2).with(" stroke-dasharray=\"4 6\""),
+                );
                 continue;
             };
             pic.begin_move(m, &e.to_string());
@@ -123,9 +130,7 @@ impl DotsAndBoxes {
                 y1,
                 x2,
                 y2,
-                svg::ink(m.outcome),
-                w,
-                " stroke-opacity=\"0.75\"",
+                Pen::new(svg::ink(m.outcome), w).with(" stroke-opacity=\"0.75\""),
             );
             let (mx, my) = ((x1 + x2) / 2, (y1 + y2) / 2);
             let stroke = if m.best {
@@ -139,18 +144,14 @@ impl DotsAndBoxes {
                 my - 13,
                 40,
                 26,
-                svg::fill(m.outcome),
-                stroke,
-                &format!(" stroke-width=\"{sw}\" rx=\"6\""),
+                Paint::new(svg::fill(m.outcome), stroke)
+                    .with(&format!(" stroke-width=\"{sw}\" rx=\"6\"")),
             );
             let weight = if m.best { "bold" } else { "normal" };
             pic.text(
                 mx,
                 my,
-                15,
-                "middle",
-                weight,
-                "#222222",
+                Font::new(15, "#222222").weight(weight),
                 &svg::signed(m.score),
             );
             pic.end_move();

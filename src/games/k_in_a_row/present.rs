@@ -3,6 +3,7 @@
 
 use super::KInARow;
 use crate::core::MoveMark;
+use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for KInARow {
@@ -107,12 +108,12 @@ impl KInARow {
         for c in 0..cols {
             let mid = left + c * cell_px + cell_px / 2;
             let letter = self.column_name(c as u32).to_string();
-            pic.text(mid, top - 12, 14, "middle", "normal", "#555555", &letter);
+            pic.text(mid, top - 12, Font::new(14, "#555555"), &letter);
         }
         for r in 0..rows {
             let mid = top + r * cell_px + cell_px / 2;
             let number = (r + 1).to_string();
-            pic.text(left - 14, mid, 14, "middle", "normal", "#555555", &number);
+            pic.text(left - 14, mid, Font::new(14, "#555555"), &number);
         }
         let st = self.stones(s);
         for cell in 0..self.geometry().cells() {
@@ -124,15 +125,15 @@ impl KInARow {
                 pic.move_box(px, py, cell_px, cell_px, m, 3);
                 let weight = if m.best { "bold" } else { "normal" };
                 let score = svg::signed(m.score);
-                pic.text(cx, cy, 20, "middle", weight, "#222222", &score);
+                pic.text(cx, cy, Font::new(20, "#222222").weight(weight), &score);
                 pic.end_move();
                 continue;
             }
-            pic.rect(px, py, cell_px, cell_px, "#f7f7f7", "#999999", "");
+            pic.rect(px, py, cell_px, cell_px, Paint::new("#f7f7f7", "#999999"));
             if st.x >> cell & 1 != 0 {
                 let d = cell_px / 4;
-                pic.line(cx - d, cy - d, cx + d, cy + d, "#333333", 6, "");
-                pic.line(cx - d, cy + d, cx + d, cy - d, "#333333", 6, "");
+                pic.line(cx - d, cy - d, cx + d, cy + d, Pen::new("#333333", 6));
+                pic.line(cx - d, cy + d, cx + d, cy - d, Pen::new("#333333", 6));
             } else if st.o >> cell & 1 != 0 {
                 pic.circle(cx, cy, cell_px / 4 + 2, "none", "#333333", 6);
             }

@@ -45,6 +45,20 @@ pub struct RankBook {
     pub search_bytes: u64,
 }
 
+/// What every step of a book built on ranks shares.
+struct OnRanks<'a, G: ?Sized> {
+    /// The game.
+    game: &'a G,
+    /// The ranks (collectives), counting the bytes this rank sends.
+    ex: &'a Counted<'a>,
+    /// The records' layout.
+    layout: &'a RecordLayout,
+    /// The builder's options (`checkpoint` is rank 0's).
+    options: &'a BookOptions,
+    /// Where the steps are reported.
+    progress: &'a dyn Progress,
+}
+
 /// Builds the book of `game` on the ranks of `ex` (collectives) and `farm`
 /// (the deepest layer's messages); every rank calls this with the same
 /// game and options. `options.checkpoint` is rank 0's. The records are
@@ -62,6 +76,13 @@ pub fn build_book_on_ranks<G: BookGame>(
     let layout = RecordLayout::for_game(game.descriptor());
     let start = game.canonical(game.start());
     let ranks = ex.size();
+    let on = OnRanks {
+        game,
+        ex,
+        layout: &layout,
+        options,
+        progress,
+    };
 
     // 1. The layers.
     let mut layers: Vec<Vec<u64>> = vec![if owner(start, ranks) == ex.rank() {
@@ -83,16 +104,8 @@ pub fn build_book_on_ranks<G: BookGame>(
     }
 
     // 2. The deepest layer.
-    let (mut values, all_final, search_bytes) = search_deepest(
-        game,
-        ex,
-        farm,
-        &layers[depth],
-        depth as u32,
-        &layout,
-        options,
-        progress,
-    )?;
+    let (mut values, all_final, search_bytes) =
+        search_deepest(&on, farm, &layers[depth], depth as u32)?;
 
     // 3. Every shallower layer.
     let mut backward = vec![0u64; depth + 1];
@@ -209,20 +222,22 @@ fn route(
 }
 
 /// The values of this rank's share `keys` (sorted) of the deepest layer,
-/// `depth` moves from the start (see the module documentation); whether
-/// every state of the whole layer ends the game; the bytes rank 0
-/// exchanged with the searching ranks.
-#[allow(clippy::too_many_arguments)]
+/// `depth` moves from the start (see the module documentation), searched
+/// through `farm`; whether every state of the whole layer ends the game;
+/// the bytes rank 0 exchanged with the searching ranks.
 fn search_deepest<G: BookGame>(
-    game: &G,
-    ex: &Counted<'_>,
+    on: &OnRanks<'_, G>,
     farm: &dyn Farm,
     keys: &[u64],
     depth: u32,
-    layout: &RecordLayout,
-    options: &BookOptions,
-    progress: &dyn Progress,
 ) -> Result<(Vec<Value>, bool, u64), BookError> {
+    let OnRanks {
+        game,
+        ex,
+        layout,
+        options,
+        progress,
+    } = *on;
     let me = ex.rank();
     let mut values = vec![Value::TERMINAL; keys.len()];
     let mut found = vec![false; keys.len()];

@@ -1,0 +1,227 @@
+//! Lookups against the records written, and files damaged or truncated
+//! under their reader.
+
+use super::*;
+use crate::core::Game;
+use crate::core::NoProgress;
+use crate::db::DbError;
+use crate::games::british_square::BritishSquare;
+use crate::solve::solve;
+
+#[test]
+fn indexed_and_plain_lookups_agree_on_every_key() {
+    let game = BritishSquare::from_variant("4x4").unwrap();
+    let sol = solve(&game, &NoProgress).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    crate::db::write_database(&path, game.descriptor(), &sol.clone().into()).unwrap();
+    let db = Database::open(&path).unwrap();
+    let layout = db.header().layout;
+    let keys: Vec<u64> = sol.records.iter().map(|&r| layout.key(r)).collect();
+    let plain: Vec<_> = keys.iter().map(|&k| db.find(k)).collect();
+    // Neighbours of real keys that are not keys themselves.
+    let absent: Vec<u64> = keys
+        .iter()
+        .flat_map(|&k| [k.wrapping_sub(1), k + 1])
+        .chain([u64::MAX, 1 << 40, (1 << 33) - 1])
+        .filter(|k| keys.binary_search(k).is_err())
+        .collect();
+    let mut many = Vec::new();
+    for indexed in [false, true] {
+        if indexed {
+            db.build_index();
+        }
+        let all: Vec<u64> = keys.iter().chain(&absent).copied().collect();
+        db.get_many(&all, &mut many).unwrap();
+        let one: Vec<_> = all.iter().map(|&k| db.get(k).unwrap()).collect();
+        assert_eq!(many, one, "indexed: {indexed}");
+        assert_eq!(many.iter().filter(|v| v.is_some()).count(), keys.len());
+    }
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(plain[i], Some(i));
+        assert_eq!(db.find(k), Some(i));
+        assert_eq!(db.get(k), Ok(sol.get(k)));
+    }
+    for k in absent {
+        assert_eq!(db.find(k), None, "{k:#x}");
+    }
+}
+
+/// A database of `game` written to `dir`, with the canonical keys it
+/// holds (every key, for a dense file).
+fn written(dir: &Path, name: &str, variant: &str, packed: bool) -> (PathBuf, Vec<u64>) {
+    let game = crate::registry::AnyGame::new(name, variant).unwrap();
+    let solved = game.solve(&NoProgress).unwrap();
+    let path = dir.join(format!("{name}-{variant}.db"));
+    crate::db::write_database(&path, game.game().descriptor(), &solved).unwrap();
+    let db = Database::open(&path).unwrap();
+    let keys: Vec<u64> = match db.header().kind {
+        LayoutKind::Sorted => db
+            .raw_records()
+            .iter()
+            .map(|&r| db.header().layout.key(u64::from_le(r)))
+            .collect(),
+        LayoutKind::Dense => (0..db.len()).collect(),
+    };
+    if packed {
+        let (body, header) =
+            crate::db::pack::pack_database(&db, game.game(), Default::default(), &NoProgress)
+                .unwrap();
+        crate::db::pack::write_packed(&path, &header, &body).unwrap();
+    }
+    (path, keys)
+}
+
+/// Every key's lookup, one at a time.
+fn each(db: &Database, keys: &[u64]) -> Vec<Result<Option<Value>, Corrupted>> {
+    keys.iter().map(|&k| db.get(k)).collect()
+}
+
+fn truncate(path: &Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+#[test]
+fn a_file_truncated_under_its_reader_answers_what_it_still_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, variant) in [("british-square", "4x4"), ("dots-and-boxes", "2x3")] {
+        for (indexed, cut) in [(false, 2), (true, 2), (false, 3), (true, 0)] {
+            let (path, keys) = written(dir.path(), name, variant, false);
+            let db = Database::open(&path).unwrap();
+            if indexed {
+                db.build_index();
+            }
+            let before = each(&db, &keys);
+            assert!(before.iter().all(|v| matches!(v, Ok(Some(_)))));
+            // From the end: the first read past the new end faults, and
+            // the reader knows what is lost before it reads the zeros
+            // after the new end in its last page, which fault nowhere.
+            let keys: Vec<u64> = keys.iter().rev().copied().collect();
+            let before: Vec<_> = before.into_iter().rev().collect();
+            let len = db.file_len();
+            // Half the file, a third of it and a byte (mid-page), or
+            // the header alone.
+            let kept = match cut {
+                0 => HEADER_SIZE as u64,
+                n => len / n + 1,
+            };
+            truncate(&path, kept);
+            let after = each(&db, &keys);
+            let mut answered = 0;
+            for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+                let at = HEADER_SIZE as u64
+                    + match db.header().kind {
+                        LayoutKind::Sorted => 8 * (keys.len() - 1 - i) as u64,
+                        LayoutKind::Dense => keys[i],
+                    };
+                match a {
+                    Ok(v) => {
+                        assert_eq!(Ok(*v), *b);
+                        assert!(
+                            at < kept,
+                            "{name} {variant}: key {i} answered from lost bytes"
+                        );
+                        answered += 1;
+                    }
+                    Err(e) => assert!(e.reason.contains("truncated"), "{e}"),
+                }
+            }
+            // Below the cut, lookups go on (in a sorted file, those
+            // whose search stays below it).
+            if cut != 0 {
+                assert!(answered > keys.len() / 8, "{name} {variant}: {answered}");
+            } else {
+                assert_eq!(answered, 0);
+            }
+            assert!(db.check_intact().is_err());
+            assert!(matches!(db.verify_checksum(), Err(DbError::Corrupted(_))));
+        }
+    }
+}
+
+#[test]
+fn a_packed_file_truncated_under_its_reader_fails_only_the_lost_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, keys) = written(dir.path(), "british-square", "4x4", true);
+    let game = crate::registry::AnyGame::new("british-square", "4x4").unwrap();
+    let plain = {
+        let solved = game.solve(&NoProgress).unwrap();
+        let p = dir.path().join("plain.db");
+        crate::db::write_database(&p, game.game().descriptor(), &solved).unwrap();
+        Database::open(&p).unwrap()
+    };
+    let db = Database::open(&path).unwrap();
+    assert!(db.is_packed());
+    truncate(&path, db.file_len() / 2);
+    let after = each(&db, &keys);
+    let want = each(&plain, &keys);
+    let answered = after.iter().filter(|a| a.is_ok()).count();
+    assert!(answered > 0 && answered < keys.len());
+    for (a, w) in after.iter().zip(&want) {
+        if a.is_ok() {
+            assert_eq!(a, w);
+        }
+    }
+}
+
+/// A generator of the same bytes on every run.
+fn noise(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+#[test]
+fn records_rewritten_in_place_are_corruption_not_unknown_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (fill, packed) in [
+        ("random", false),
+        ("zeros", false),
+        ("ones", false),
+        ("random", true),
+    ] {
+        let (path, keys) = written(dir.path(), "british-square", "4x4", packed);
+        let mut db = Database::open(&path).unwrap();
+        // No block kept: each lookup reads the file.
+        db.set_cache_limit(0);
+        let want = each(&db, &keys);
+        // The same size, the header kept: another program writes over
+        // the records in place.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let body_end = match &db.packed {
+            Some(p) => p.info().index_offset as usize,
+            None => bytes.len(),
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for chunk in bytes[HEADER_SIZE..body_end].chunks_mut(8) {
+            let word = match fill {
+                "zeros" => 0,
+                "ones" => u64::MAX,
+                _ => noise(&mut seed),
+            };
+            chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+        }
+        use std::io::{Seek, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(std::io::SeekFrom::Start(0)).unwrap();
+        f.write_all(&bytes).unwrap();
+        f.sync_all().unwrap();
+        let after = each(&db, &keys);
+        for (i, (a, w)) in after.iter().zip(&want).enumerate() {
+            match a {
+                Err(_) => {}
+                Ok(v) => panic!("{fill} (packed: {packed}): key {i}: {v:?}, was {w:?}"),
+            }
+        }
+        // Batches too, with the index.
+        db.build_index();
+        let mut out = Vec::new();
+        assert!(db.get_many(&keys, &mut out).is_err());
+    }
+}
