@@ -88,27 +88,6 @@ pub fn wrap(text: &str, width: usize, first: usize, indent: usize) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrapping_keeps_every_word_and_the_width() {
-        let text = "one two three four five six seven eight nine ten eleven twelve";
-        let wrapped = wrap(text, 20, 6, 4);
-        assert_eq!(
-            wrapped.split_whitespace().collect::<Vec<_>>().join(" "),
-            text
-        );
-        let mut lines = wrapped.lines();
-        assert!(lines.next().is_some_and(|l| l.len() + 6 <= 20));
-        for line in lines {
-            assert!(line.len() <= 20, "{line:?}");
-        }
-        assert!(wrapped.lines().skip(1).all(|l| l.starts_with("    ")));
-    }
-}
-
 /// The exit status of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells
 /// report it.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -157,4 +136,25 @@ extern "C" fn interrupted(signal: libc::c_int) {
     }
     // SAFETY: `_exit` ends the process without running anything else.
     unsafe { libc::_exit(128 + signal) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_keeps_every_word_and_the_width() {
+        let text = "one two three four five six seven eight nine ten eleven twelve";
+        let wrapped = wrap(text, 20, 6, 4);
+        assert_eq!(
+            wrapped.split_whitespace().collect::<Vec<_>>().join(" "),
+            text
+        );
+        let mut lines = wrapped.lines();
+        assert!(lines.next().is_some_and(|l| l.len() + 6 <= 20));
+        for line in lines {
+            assert!(line.len() <= 20, "{line:?}");
+        }
+        assert!(wrapped.lines().skip(1).all(|l| l.starts_with("    ")));
+    }
 }
