@@ -141,6 +141,11 @@ pub trait RegisteredGame: Presentation + Clone + 'static {
     /// game never answered by search.
     const SEARCH_HELP: Option<SearchHelp> = None;
 
+    /// Other names of some of its variants, each `(name, variant)`:
+    /// `--game NAME` without `--variant` is that variant (`tic-tac-toe`
+    /// is k-in-a-row 3x3,k=3).
+    const ALIASES: &'static [(&'static str, &'static str)] = &[];
+
     /// Its heuristics, for the statistics (`query stats`).
     const HEURISTICS: &'static [Heuristic<Self>] = &[];
 

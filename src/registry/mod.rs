@@ -65,6 +65,14 @@ macro_rules! games {
                 $(if name == <$game as RegisteredGame>::INFO.name {
                     let game = <$game as RegisteredGame>::from_variant(variant)?;
                     return Ok(AnyGame::$variant(game));
+                }
+                for &(alias, spec) in <$game as RegisteredGame>::ALIASES {
+                    if name == alias {
+                        let game = <$game as RegisteredGame>::from_variant(
+                            aliased_variant(alias, spec, variant)?,
+                        )?;
+                        return Ok(AnyGame::$variant(game));
+                    }
                 })+
                 Err(unknown_game(name))
             }
@@ -296,6 +304,19 @@ pub fn find(name: &str) -> Result<&'static GameInfo, GameError> {
         .ok_or_else(|| unknown_game(name))
 }
 
+/// The variant `--game ALIAS` names: `spec`, unless `--variant` gives
+/// another (a usage error: the alias is one variant).
+fn aliased_variant<'a>(alias: &str, spec: &'a str, given: &str) -> Result<&'a str, GameError> {
+    if given.is_empty() || given == spec {
+        Ok(spec)
+    } else {
+        Err(GameError::AliasVariant {
+            alias: alias.to_owned(),
+            variant: given.to_owned(),
+        })
+    }
+}
+
 /// The error of a name no game has.
 fn unknown_game(name: &str) -> GameError {
     GameError::UnknownGame {
@@ -318,6 +339,16 @@ pub enum GameError {
     /// The variant spec is not valid for the game.
     #[error(transparent)]
     BadVariant(#[from] VariantError),
+    /// A name that stands for one variant was given another.
+    #[error(
+        "{alias:?} is one variant: --variant {variant:?} does not apply (name the game itself)"
+    )]
+    AliasVariant {
+        /// The other name given as the game.
+        alias: String,
+        /// The variant given with it.
+        variant: String,
+    },
 }
 
 /// Why a database could not be opened as a game's database.
@@ -665,11 +696,16 @@ mod tests {
             let range = game
                 .table_bits_range()
                 .expect("a variant answered by search");
+            let default = game
+                .default_table_bits(crate::solve::live::default_searchers())
+                .expect("a default size");
+            assert!(range.contains(&default));
             let says = format!(
-                "{} takes {} to {} and {}",
+                "{} takes {} to {} (by default {default} on {} here) and {}",
                 h.subject,
                 range.start(),
                 range.end(),
+                game.label(),
                 h.sharing.says()
             );
             assert!(help.contains(&says), "{help}");

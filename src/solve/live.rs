@@ -592,5 +592,33 @@ mod tests {
         assert!(live.table_bytes() >= 8 << 20);
     }
 
+    /// The default size follows the board (Dots and Boxes: 2^22 entries a
+    /// searcher on a board of the tables, 2^29 from 36 edges) and the
+    /// searchers, and its tables take at most half the memory available.
+    #[test]
+    fn default_tables_follow_the_board_within_half_the_memory() {
+        let small = DotsAndBoxes::from_variant("3x3").unwrap();
+        let large = DotsAndBoxes::from_variant("4x4").unwrap();
+        assert_eq!(small.wanted_table_bits(1), 22);
+        assert_eq!(large.wanted_table_bits(1), 29);
+        assert_eq!(large.wanted_table_bits(2), 30);
+        let cap = memory::available().map_or(UNKNOWN_MEMORY_TABLE_CAP, |a| a / 2);
+        for n in [1, 2, 3] {
+            for g in [&small, &large] {
+                let bits = default_table_bits(g, n);
+                let range = g.table_bits_range();
+                assert!(range.contains(&bits));
+                assert!(bits <= g.wanted_table_bits(n));
+                assert!(g.table_bytes(n, bits) <= cap || bits == *range.start());
+                // The size halved once more would not have been needed.
+                if bits < g.wanted_table_bits(n) {
+                    assert!(g.table_bytes(n, bits + 1) > cap);
+                }
+            }
+        }
+        let other = ConnectFour::from_variant("7x6").expect("variant");
+        assert!(default_table_bits(&other, 1) <= DEFAULT_TABLE_BITS);
+    }
+
     use crate::solve::memory::TableError;
 }

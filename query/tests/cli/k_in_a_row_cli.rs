@@ -163,3 +163,31 @@ fn search_without_a_database_and_a_book_agree() {
         .stderr(contains("more than 40"));
     assert_eq!(g.descriptor().variant, "4x5,k=4");
 }
+
+#[test]
+fn tic_tac_toe_is_a_name_of_the_game_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = complete(dir.path(), "3x3,k=3");
+    // Its default file is k-in-a-row's, and the file's game is named by
+    // either name.
+    let by_alias = query()
+        .current_dir(dir.path())
+        .args(["--game", "tic-tac-toe", "--json", "b2"])
+        .assert()
+        .success();
+    let by_alias: serde_json::Value =
+        serde_json::from_slice(&by_alias.get_output().stdout).unwrap();
+    assert_eq!(by_alias, json(&db, "b2"));
+    query()
+        .arg("--db")
+        .arg(&db)
+        .args(["--game", "tic-tac-toe", "start"])
+        .assert()
+        .success();
+    // It is one variant: another is a usage error.
+    query()
+        .args(["--game", "tic-tac-toe", "--variant", "4x4,k=3", "start"])
+        .assert()
+        .code(2)
+        .stderr(contains("\"tic-tac-toe\" is one variant"));
+}

@@ -66,7 +66,7 @@ impl RegisteredGame for KInARow {
         id: ID,
         about: "k-in-a-row (m,n,k-games): place stones, k in a row wins; tic-tac-toe is 3x3,k=3",
         variants: "RxC,k=K, rows x columns up to 40 cells, 1 <= K <= the longer side: 3x3,k=3 \
-                   (default, also `tic-tac-toe`), 4x4,k=3, 5x5,k=4, ...; up to 16 cells \
+                   (default, also `tic-tac-toe`, and `--game tic-tac-toe`), 4x4,k=3, 5x5,k=4, ...; up to 16 cells \
                    solved completely, larger boards an opening book (up to 35 cells) and \
                    search",
         notation: "the board, rows from the top separated by `/` (`.`, `X`, `O`), then \
@@ -76,6 +76,8 @@ impl RegisteredGame for KInARow {
         file_stem: "kinarow",
         kind: DatabaseKind::Complete,
     };
+
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("tic-tac-toe", "3x3,k=3")];
 
     const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
         subject: "k-in-a-row past 16 cells",
