@@ -275,6 +275,9 @@ def test_a_search_table_larger_than_memory_is_refused_at_open(tmp_path):
 INTERRUPTED = r"""
 import json, os, signal, sys, threading, time
 import boardsolve
+# Python's own Ctrl-C handler, as in a terminal: a job a shell starts in
+# the background inherits SIGINT ignored, and Python then keeps it so.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 path, options, call, texts, repeat = sys.argv[1:6]
 db = boardsolve.open(path, **json.loads(options))
 texts = open(texts).read().splitlines() * int(repeat)
