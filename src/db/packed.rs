@@ -772,9 +772,7 @@ impl PackedStore {
         out.ok_or_else(|| Corrupted::new("a block lookup ran twice"))
     }
 
-    /// Looks up many keys: `out[i]` becomes the value of `keys[i]`. The
-    /// keys are taken in order, so that each block holding some of them
-    /// is fetched from the cache (or decoded) once for all of them.
+    /// Looks up many keys: `out[i]` becomes the value of `keys[i]`.
     ///
     /// Read by ranges, a key whose block is missing does not stop the
     /// others: every missing block is wanted before the first error
@@ -786,42 +784,28 @@ impl PackedStore {
         out: &mut Vec<Option<Value>>,
     ) -> Result<(), Corrupted> {
         out.clear();
-        out.resize(keys.len(), None);
-        let mut wanted: Vec<(u64, usize)> = Vec::with_capacity(keys.len());
-        for (i, &key) in keys.iter().enumerate() {
-            if let Some(k) = self.search_key(key)? {
-                wanted.push((k, i));
-            }
-        }
-        wanted.sort_unstable();
-        let codec = &self.codec;
         let mut first_error = None;
-        let mut at = 0;
-        while let Some(&(k, _)) = wanted.get(at) {
-            let Some(b) = self.block_of(k) else {
-                // Below the first block: absent.
-                at += 1;
+        for &key in keys {
+            let Some(k) = self.search_key(key)? else {
+                out.push(None);
                 continue;
             };
-            // The keys of block `b`: up to the next block's first key.
-            let run = match self.first_keys.get(b + 1) {
-                Some(&next) => wanted[at..].partition_point(|&(k, _)| k < next),
-                None => wanted.len() - at,
+            let Some(b) = self.block_of(k) else {
+                out.push(None);
+                continue;
             };
-            let keys_here = &wanted[at..at + run];
-            at += run;
+            let codec = &self.codec;
             let found = self.with_block(file, b, |block| {
-                for &(k, i) in keys_here {
-                    out[i] = block
-                        .lower_bound(codec.first_entry(k))
-                        .filter(|&r| codec.key_of(r) == k)
-                        .map(|r| codec.value(r));
-                }
+                block
+                    .lower_bound(codec.first_entry(k))
+                    .filter(|&r| codec.key_of(r) == k)
+                    .map(|r| codec.value(r))
             });
             match (found, file) {
-                (Ok(()), _) => {}
+                (Ok(found), _) => out.push(found),
                 (Err(e), FileBytes::Ranges(_)) => {
                     first_error.get_or_insert(e);
+                    out.push(None);
                 }
                 (Err(e), FileBytes::Whole(_)) => return Err(e),
             }
