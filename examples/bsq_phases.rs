@@ -10,7 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     use std::sync::Mutex;
     use std::time::Instant;
 
-    use boardsolve::core::Progress;
+    use boardsolve::core::{platform, Progress};
     use boardsolve::games::british_square::BritishSquare;
     use boardsolve::solve::bucketed;
     use boardsolve::Game;
@@ -57,6 +57,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let output = std::env::args_os()
         .nth(1)
         .map_or_else(|| std::env::temp_dir().join("bsq-phases.db"), Into::into);
+    // What the machine reports, which the phase times depend on.
+    let (caches, features) = (platform::caches(), platform::features());
+    eprintln!(
+        "caches: L1d {} KiB, L2 {} KiB, L3 {} MiB ({:?}); huge pages {:?}; AVX-512 {}, AVX2 {}",
+        caches.l1d >> 10,
+        caches.l2 >> 10,
+        caches.l3 >> 20,
+        caches.source,
+        platform::huge_pages(),
+        features.avx512_f_dq_vl(),
+        features.avx2
+    );
     let game = BritishSquare::new(5, false)?;
     let (start, at) = (Instant::now(), cpu());
     let phases = Phases(Mutex::new((String::new(), Instant::now(), cpu())));

@@ -19,6 +19,8 @@ use boardsolve::solve::book::{self, BookOptions};
 use clap::{CommandFactory, FromArgMatches, Parser};
 
 #[cfg(feature = "mpi")]
+mod exchange;
+#[cfg(feature = "mpi")]
 mod ranks;
 
 /// The MPI job this process is a rank of (a job of one when not started by
@@ -303,7 +305,7 @@ fn run(args: Args, job: Job<'_>) -> Result<(), Failure> {
         .unwrap_or_else(|| PathBuf::from(game.default_file_name()));
     #[cfg(feature = "mpi")]
     if let Some(universe) = job {
-        let ex = boardsolve::solve::mpi::MpiExchange::new(universe.world());
+        let ex = exchange::MpiExchange::new(universe.world());
         if boardsolve::solve::ranks::Exchange::size(&ex) > 1 {
             if args.threads.is_some() {
                 return Err(usage(

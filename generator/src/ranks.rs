@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::exchange::{MpiExchange, MpiFarm};
 use anyhow::{anyhow, Context};
 use boardsolve::bars::Bars;
 use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
@@ -26,7 +27,6 @@ use boardsolve::db::writer::{DenseStream, SortedStream};
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::{self, BookOptions};
 use boardsolve::solve::dense::DenseOutput;
-use boardsolve::solve::mpi::{MpiExchange, MpiFarm};
 use boardsolve::solve::ranks::{Exchange, RankSolution};
 use boardsolve::solve::SolveError;
 use mpi::topology::Communicator;

@@ -67,6 +67,202 @@ pub fn features() -> CpuFeatures {
     *FEATURES.get_or_init(CpuFeatures::detect)
 }
 
+/// The data caches one core works with, in bytes, as the processor or
+/// the system reports them: what sizes the tables that must stay in a
+/// cache level. Read once per process, by [`caches`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheSizes {
+    /// The level-1 data cache of one core.
+    pub l1d: usize,
+    /// The level-2 cache of one core (its share where cores share one).
+    pub l2: usize,
+    /// The last-level cache, whole (shared by the cores of a die).
+    pub l3: usize,
+    /// The cache line.
+    pub line: usize,
+    /// Where the sizes came from.
+    pub source: CacheSource,
+}
+
+/// Where [`CacheSizes`] came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheSource {
+    /// Linux's `/sys/devices/system/cpu/cpu0/cache`.
+    Sysfs,
+    /// The processor's CPUID (leaf 4 on Intel, 0x8000001D on AMD).
+    Cpuid,
+    /// Neither told: [`CacheSizes::ASSUMED`].
+    Assumed,
+}
+
+impl CacheSizes {
+    /// What a program assumes where nothing reports the caches: the
+    /// smallest of today's server cores (32 KiB L1, 1 MiB L2, 16 MiB L3).
+    pub const ASSUMED: CacheSizes = CacheSizes {
+        l1d: 32 << 10,
+        l2: 1 << 20,
+        l3: 16 << 20,
+        line: 64,
+        source: CacheSource::Assumed,
+    };
+
+    fn detect() -> CacheSizes {
+        Self::from_sysfs(std::path::Path::new("/sys/devices/system/cpu/cpu0/cache"))
+            .or_else(Self::from_cpuid)
+            .unwrap_or(Self::ASSUMED)
+    }
+
+    /// The sizes from a sysfs cache directory (`index0`, `index1`, ...,
+    /// each with `level`, `type`, `size` and `coherency_line_size`); `None`
+    /// when it names no level-1 data and no level-2 cache.
+    fn from_sysfs(dir: &std::path::Path) -> Option<CacheSizes> {
+        let mut sizes = CacheSizes {
+            l1d: 0,
+            l2: 0,
+            l3: 0,
+            line: 64,
+            source: CacheSource::Sysfs,
+        };
+        for entry in std::fs::read_dir(dir).ok()?.flatten() {
+            let read = |name: &str| {
+                std::fs::read_to_string(entry.path().join(name))
+                    .map(|s| s.trim().to_owned())
+                    .unwrap_or_default()
+            };
+            let kind = read("type");
+            if kind == "Instruction" {
+                continue;
+            }
+            let Some(size) = parse_cache_size(&read("size")) else {
+                continue;
+            };
+            match read("level").as_str() {
+                "1" => sizes.l1d = size,
+                "2" => sizes.l2 = size,
+                "3" => sizes.l3 = size,
+                _ => {}
+            }
+            if let Ok(line) = read("coherency_line_size").parse::<usize>() {
+                if line.is_power_of_two() {
+                    sizes.line = line;
+                }
+            }
+        }
+        (sizes.l1d > 0 && sizes.l2 > 0).then_some(sizes)
+    }
+
+    /// The sizes from CPUID's deterministic cache parameters.
+    fn from_cpuid() -> Option<CacheSizes> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{__cpuid, __cpuid_count};
+            // CPUID is on every x86-64 processor.
+            let vendor = __cpuid(0);
+            let amd = vendor.ebx == u32::from_le_bytes(*b"Auth");
+            let leaf = if amd { 0x8000_001D } else { 4 };
+            let highest = if amd {
+                __cpuid(0x8000_0000).eax
+            } else {
+                vendor.eax
+            };
+            if highest < leaf {
+                return None;
+            }
+            let mut sizes = CacheSizes {
+                l1d: 0,
+                l2: 0,
+                l3: 0,
+                line: 64,
+                source: CacheSource::Cpuid,
+            };
+            for sub in 0..16 {
+                let r = __cpuid_count(leaf, sub);
+                let kind = r.eax & 0x1F;
+                if kind == 0 {
+                    break;
+                }
+                if kind == 2 {
+                    continue;
+                }
+                let ways = (r.ebx >> 22) as usize + 1;
+                let partitions = ((r.ebx >> 12) & 0x3FF) as usize + 1;
+                let line = (r.ebx & 0xFFF) as usize + 1;
+                let sets = r.ecx as usize + 1;
+                let size = ways * partitions * line * sets;
+                match (r.eax >> 5) & 0x7 {
+                    1 => sizes.l1d = size,
+                    2 => sizes.l2 = size,
+                    3 => sizes.l3 = size,
+                    _ => {}
+                }
+                if line.is_power_of_two() {
+                    sizes.line = line;
+                }
+            }
+            (sizes.l1d > 0 && sizes.l2 > 0).then_some(sizes)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+}
+
+/// A sysfs cache size: `48K`, `2048K`, `32M` or a plain number of bytes.
+fn parse_cache_size(text: &str) -> Option<usize> {
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, ""),
+    };
+    let n: usize = digits.parse().ok()?;
+    let unit = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KB" | "KiB" => 1 << 10,
+        "M" | "MB" | "MiB" => 1 << 20,
+        "G" | "GB" | "GiB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(unit).filter(|&b| b > 0)
+}
+
+/// The caches of this machine's cores, read on the first call (sysfs,
+/// else CPUID, else [`CacheSizes::ASSUMED`]) and cached for the life of
+/// the process.
+pub fn caches() -> CacheSizes {
+    static CACHES: OnceLock<CacheSizes> = OnceLock::new();
+    *CACHES.get_or_init(CacheSizes::detect)
+}
+
+/// How the kernel backs large allocations with huge pages
+/// (`/sys/kernel/mm/transparent_hugepage/enabled`): where it says
+/// `never`, [`advise_huge_pages`] does nothing, and every large table is
+/// read through 4 KiB pages (more TLB misses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HugePages {
+    /// Every large anonymous allocation.
+    Always,
+    /// Those advised ([`advise_huge_pages`]), which the solvers do.
+    Madvise,
+    /// None.
+    Never,
+    /// The system does not say (not Linux, or no such file).
+    Unknown,
+}
+
+/// The kernel's transparent huge page mode, read at each call.
+pub fn huge_pages() -> HugePages {
+    let text =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    let chosen = text
+        .split_whitespace()
+        .find(|w| w.starts_with('[') && w.ends_with(']'))
+        .unwrap_or("");
+    match chosen {
+        "[always]" => HugePages::Always,
+        "[madvise]" => HugePages::Madvise,
+        "[never]" => HugePages::Never,
+        _ => HugePages::Unknown,
+    }
+}
+
 /// Hints the processor to fetch `v` into the cache; never faults.
 #[inline(always)]
 pub fn prefetch<T>(v: &T) {
@@ -125,5 +321,64 @@ pub fn release_free_memory() {
     // arenas to the system; no live allocation moves.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sysfs_sizes_parse() {
+        assert_eq!(parse_cache_size("48K"), Some(48 << 10));
+        assert_eq!(parse_cache_size("2048K"), Some(2 << 20));
+        assert_eq!(parse_cache_size("32M"), Some(32 << 20));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        assert_eq!(parse_cache_size("0K"), None);
+        assert_eq!(parse_cache_size("12X"), None);
+        assert_eq!(parse_cache_size(""), None);
+    }
+
+    #[test]
+    fn a_sysfs_directory_gives_each_level() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, level, kind, size) in [
+            (0, "1", "Data", "48K"),
+            (1, "1", "Instruction", "32K"),
+            (2, "2", "Unified", "2048K"),
+            (3, "3", "Unified", "54M"),
+        ] {
+            let d = dir.path().join(format!("index{i}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("level"), level).unwrap();
+            std::fs::write(d.join("type"), kind).unwrap();
+            std::fs::write(d.join("size"), format!("{size}\n")).unwrap();
+            std::fs::write(d.join("coherency_line_size"), "64\n").unwrap();
+        }
+        let sizes = CacheSizes::from_sysfs(dir.path()).unwrap();
+        assert_eq!(
+            (sizes.l1d, sizes.l2, sizes.l3, sizes.line),
+            (48 << 10, 2 << 20, 54 << 20, 64)
+        );
+        assert_eq!(sizes.source, CacheSource::Sysfs);
+        // A directory without the first two levels tells nothing.
+        std::fs::remove_dir_all(dir.path().join("index2")).unwrap();
+        assert_eq!(CacheSizes::from_sysfs(dir.path()), None);
+    }
+
+    #[test]
+    fn this_machine_reports_plausible_caches() {
+        let c = caches();
+        assert!(c.l1d >= 8 << 10 && c.l1d <= 1 << 20, "{c:?}");
+        assert!(c.l2 >= c.l1d, "{c:?}");
+        assert!(c.line.is_power_of_two(), "{c:?}");
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpuid) = CacheSizes::from_cpuid() {
+            // The two sources agree on the per-core levels where both
+            // tell (a hypervisor may hide some of CPUID's).
+            if c.source == CacheSource::Sysfs {
+                assert_eq!(cpuid.l1d, c.l1d, "{cpuid:?} against {c:?}");
+            }
+        }
     }
 }

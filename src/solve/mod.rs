@@ -54,8 +54,6 @@ mod index;
 mod layered;
 pub mod live;
 pub mod memory;
-#[cfg(feature = "mpi")]
-pub mod mpi;
 #[cfg(feature = "engine")]
 mod radix;
 #[cfg(feature = "engine")]

@@ -1,7 +1,8 @@
 //! The ranks of an MPI job (the `mpi` crate over Open MPI or another
-//! implementation): their [`Exchange`], for
-//! [`ranks::solve`](super::ranks::solve), and their [`Farm`], for the
-//! books' searches.
+//! implementation): their [`Exchange`], for the library's solvers over
+//! ranks (`boardsolve::solve::ranks`), and their [`Farm`], for the books'
+//! searches. It lives with the tool that runs under `mpirun`, so that the
+//! library itself never links an MPI library.
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
@@ -9,10 +10,10 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
-use super::book::farm::Farm;
-use super::book::BookError;
-use super::ranks::Exchange;
-use super::SolveError;
+use boardsolve::solve::book::farm::Farm;
+use boardsolve::solve::book::BookError;
+use boardsolve::solve::ranks::Exchange;
+use boardsolve::solve::SolveError;
 
 /// The ranks of an MPI communicator.
 pub struct MpiExchange {
