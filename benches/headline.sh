@@ -43,11 +43,11 @@ long=0
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case $1 in
-        --pairs) pairs=$2; shift 2 ;;
-        --wrk-runs) wrk_runs=$2; shift 2 ;;
-        --json-runs) json_runs=$2; shift 2 ;;
-        --python-runs) python_runs=$2; shift 2 ;;
-        --bsquare-src) bsquare_src=$2; shift 2 ;;
+        --pairs) pairs=${2:?--pairs needs a value}; shift 2 ;;
+        --wrk-runs) wrk_runs=${2:?--wrk-runs needs a value}; shift 2 ;;
+        --json-runs) json_runs=${2:?--json-runs needs a value}; shift 2 ;;
+        --python-runs) python_runs=${2:?--python-runs needs a value}; shift 2 ;;
+        --bsquare-src) bsquare_src=${2:?--bsquare-src needs a value}; shift 2 ;;
         --long) long=1; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "headline: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -118,8 +118,11 @@ row() { rows+=("| $1 | $2 | $3 | $4 |"); }
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 cores=$(nproc)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+if commit=$(git rev-parse --short HEAD 2>/dev/null); then
+    git diff --quiet HEAD || commit="$commit (with uncommitted changes)"
+else
+    commit="(not a git checkout)"
+fi
 say "${cpu:-unknown CPU}, $cores cores; work directory $work"
 
 say "building the release binaries (cargo build --release)"
