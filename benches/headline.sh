@@ -185,9 +185,11 @@ for i in $(seq "$pairs"); do
     rm -f "$run/bsq.db"
     t=$(timed "$generator" -q --threads 1 --output "$run/bsq.db") || { cat "$run/out.log" >&2; exit 1; }
     echo "$t" >>"$run/ours"
+    say "  generator: wall, user, system $t"
     if [ -n "$bsquare" ]; then
         if t=$(timed "$bsquare"); then
             echo "$t" >>"$run/anchor"
+            say "  bsquare:   wall, user, system $t"
         else
             anchor_note="bsquare failed: $(tail -1 "$run/out.log")"
             bsquare=
@@ -298,6 +300,7 @@ if ensure wrk; then
                            p99 = (u == "us") ? v / 1000 : (u == "s") ? v * 1000 : (u == "m") ? v * 60000 : v }
              /Non-2xx/ { bad += $NF } /Socket errors/ { bad += 1 }
              END { print rps, p99, bad + 0 }' "$run/wrk.txt" >>"$out"
+        say "  $(basename "$out" | sed 's/^wrk\.//'): requests a second, 99th percentile (ms), failures: $(tail -1 "$out")"
     }
     for i in $(seq "$wrk_runs"); do
         say "wrk, run $i of $wrk_runs (2 x 8 s)"
