@@ -28,8 +28,8 @@
 # figures are measured all the same. wrk and hyperfine are installed with
 # apt-get when missing (as root). Everything is built and written under
 # target/headline/ (CARGO_TARGET_DIR is honoured); nothing of the anchor is
-# kept in the repository. Default mode: about 3 to 5 minutes on 2 cores
-# once built.
+# kept in the repository. Default mode: 2 to 3 minutes on 2 cores once
+# built (up to 5 on a busy machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
