@@ -751,17 +751,27 @@ fn serve_keeps_lookups_fast_and_threads_bounded_under_a_flood_of_slow_searches()
 }
 
 /// The CPU time the process's thread named `name` has used, in seconds.
+/// A listing of `/proc/PID/task` may skip a live thread while others
+/// come and go (it is read by position), so an absent name is looked for
+/// again a few times before the thread is taken to be missing.
 #[cfg(target_os = "linux")]
 fn thread_cpu_seconds(pid: u32, name: &str) -> f64 {
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
-        let path = task.unwrap().path();
-        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
-        if comm.trim() == name {
-            let stat = std::fs::read_to_string(path.join("stat")).unwrap();
+    for _ in 0..20 {
+        for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+            let Ok(task) = task else { continue };
+            let path = task.path();
+            let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+            if comm.trim() != name {
+                continue;
+            }
+            let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+                continue;
+            };
             let after = &stat[stat.rfind(')').unwrap() + 2..];
             let f: Vec<&str> = after.split_whitespace().collect();
             return (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0;
         }
+        std::thread::sleep(Duration::from_millis(5));
     }
     panic!("no thread {name}");
 }
