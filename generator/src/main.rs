@@ -23,10 +23,27 @@ mod exchange;
 #[cfg(feature = "mpi")]
 mod ranks;
 
-/// The MPI job this process is a rank of (a job of one when not started by
-/// `mpirun`).
+/// The MPI job this process is a rank of (none when no MPI launcher
+/// started it: then it is one process, as without the feature).
 #[cfg(feature = "mpi")]
 type Job<'a> = Option<&'a mpi::environment::Universe>;
+/// True when an MPI launcher started this process as a rank of a job:
+/// `mpirun` and `mpiexec` of Open MPI, MPICH or MVAPICH, and Slurm's
+/// `srun`, each of which sets one of these variables for its ranks.
+#[cfg(feature = "mpi")]
+fn started_by_mpi_launcher() -> bool {
+    [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMIX_RANK",
+        "PMI_RANK",
+        "PMI_SIZE",
+        "MV2_COMM_WORLD_SIZE",
+        "SLURM_PROCID",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
+}
+
 /// Without the `mpi` feature, always one process.
 #[cfg(not(feature = "mpi"))]
 type Job<'a> = Option<&'a ()>;
@@ -605,9 +622,15 @@ fn main() -> ExitCode {
         Err(e) => return clap_exit(&e),
     };
     // Rank 0 of a book's job serves the other ranks from a thread of its
-    // own while its main thread makes no MPI call: serialized use.
+    // own while its main thread makes no MPI call: serialized use. A
+    // process no launcher started is a job of one: it starts no MPI
+    // runtime at all, which would only cost it time.
     #[cfg(feature = "mpi")]
-    let universe = mpi::initialize_with_threading(mpi::Threading::Serialized).map(|(u, _)| u);
+    let universe = if started_by_mpi_launcher() {
+        mpi::initialize_with_threading(mpi::Threading::Serialized).map(|(u, _)| u)
+    } else {
+        None
+    };
     #[cfg(feature = "mpi")]
     let job = universe.as_ref();
     #[cfg(not(feature = "mpi"))]

@@ -235,17 +235,29 @@ fn the_documents_examples_print_what_they_show() {
     docs.extend(pages);
     // BOARDSOLVE_DOCS=name checks only the documents whose path contains it.
     let only = std::env::var("BOARDSOLVE_DOCS").unwrap_or_default();
-    let mut failures = Vec::new();
-    for doc in docs.iter().filter(|d| d.to_string_lossy().contains(&only)) {
-        if let Err(e) = std::panic::catch_unwind(|| run_document(doc)) {
-            let message = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default();
-            failures.push(message);
+    docs.retain(|d| d.to_string_lossy().contains(&only));
+    // The documents are independent (each runs in a directory of its own),
+    // so two run at a time: the slowest, searches of a few seconds, then
+    // overlap with the rest rather than keep the suite waiting.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(doc) = docs.get(i) else { break };
+                if let Err(e) = std::panic::catch_unwind(|| run_document(doc)) {
+                    let message = e
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| e.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                        .unwrap_or_default();
+                    failures.lock().unwrap().push(message);
+                }
+            });
         }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

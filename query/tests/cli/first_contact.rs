@@ -320,8 +320,11 @@ fn shell_words(line: &str) -> Vec<String> {
 fn statistics_of_an_opening_book_say_what_they_cannot_count() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.db");
-    let game = AnyGame::new("dandelions", "5x5").unwrap();
-    let options = boardsolve::solve::book::BookOptions::new(2);
+    // A small board's book: its statistics are an opening book's, and it
+    // builds in a fraction of a second.
+    let game = AnyGame::new("connect-four", "5x4").unwrap();
+    let mut options = boardsolve::solve::book::BookOptions::new(3);
+    options.table_bits = 20;
     let book = game
         .build_book(&options, &boardsolve::core::NoProgress)
         .unwrap()
