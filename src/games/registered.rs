@@ -172,7 +172,9 @@ pub struct Calibration {
     pub table_bits: u32,
     /// The searches' wall times added up, in seconds, on the reference
     /// machine (2 threads on the 2 idle cores of the AMD EPYC whose runs
-    /// the estimates come from).
+    /// the estimates come from): the time that makes the sample's ratio
+    /// match the builds' own, checked against builds timed beside their
+    /// samples (`docs/performance.md`).
     pub reference_seconds: f64,
 }
 
