@@ -13,7 +13,7 @@ use boardsolve::core::Solved;
 use boardsolve::db::pack::{
     pack_dense, pack_sorted, write_packed, PackOptions, DEFAULT_BLOCK_ENTRIES,
 };
-use boardsolve::registry::{self, AnyGame, DatabaseKind};
+use boardsolve::registry::{self, AnyGame, DatabaseKind, TimeScale};
 use boardsolve::render::signed;
 use boardsolve::solve::book::{self, BookOptions};
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -183,7 +183,9 @@ pub(crate) fn book_depth(game: &AnyGame, depth: Option<u32>) -> Option<u32> {
     }
 }
 
-/// What the run is expected to cost, in one line for stderr.
+/// What the run is expected to cost, in one line for stderr. A long run's
+/// figures, measured on the reference machine, are scaled to this one by a
+/// timed sample of the same kind of work where the game declares one.
 fn expectation(game: &AnyGame, book: Option<u32>, table_bits: u32, threads: usize) -> String {
     let what = match book {
         None => format!("solving {}", game.label()),
@@ -193,26 +195,56 @@ fn expectation(game: &AnyGame, book: Option<u32>, table_bits: u32, threads: usiz
         ),
     };
     // The estimates are for each board's own database.
+    let depth = book.unwrap_or(0);
     let estimate = match (book, game.database_kind()) {
-        (None, DatabaseKind::Complete) => game.estimate(0, table_bits, threads),
-        (Some(depth), DatabaseKind::Book { .. }) => game.estimate(depth, table_bits, threads),
+        (None, DatabaseKind::Complete) | (Some(_), DatabaseKind::Book { .. }) => {
+            game.estimate(depth, table_bits, threads)
+        }
         _ => None,
     };
-    match estimate {
-        Some(e) if e.wall_seconds(threads) < 1.0 => format!(
+    let Some(e) = estimate else {
+        return format!("generator: {what}: no estimate of its time for this size");
+    };
+    if e.wall_seconds(threads) < 1.0 {
+        return format!(
             "generator: {what}: expect under a second and at most about {} of memory",
             bytes(e.peak_bytes)
-        ),
-        Some(e) => format!(
-            "generator: {what}: expect about {} on {threads} thread{} ({} of CPU) and at most \
-             about {} of memory, as measured on a 2-core machine",
-            duration(e.wall_seconds(threads)),
-            if threads == 1 { "" } else { "s" },
-            duration(e.cpu_seconds),
-            bytes(e.peak_bytes)
-        ),
-        None => format!("generator: {what}: no estimate of its time for this size"),
+        );
     }
+    // Threads beyond the cores share them: the work goes no faster.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let running = threads.min(cores);
+    let sample = if e.worth_sampling(running) {
+        game.calibrate(depth, table_bits, running)
+    } else {
+        None
+    };
+    let (scale, source) = match sample {
+        Some(Ok(t)) => (
+            t.scale,
+            format!(
+                "as measured on a 2-core machine and scaled by a sample of the work, which took \
+                 {:.2}x as long here",
+                t.scale.wall
+            ),
+        ),
+        Some(Err(err)) => (
+            TimeScale::REFERENCE,
+            format!("as measured on a 2-core machine (no sample of the work could run: {err})"),
+        ),
+        None => (
+            TimeScale::REFERENCE,
+            "as measured on a 2-core machine".to_owned(),
+        ),
+    };
+    format!(
+        "generator: {what}: expect about {} on {threads} thread{} ({} of CPU) and at most about \
+         {} of memory, {source}",
+        duration(e.wall_seconds_at(running, scale)),
+        if threads == 1 { "" } else { "s" },
+        duration(e.cpu_seconds_at(scale)),
+        bytes(e.peak_bytes)
+    )
 }
 
 /// A size in bytes as people read it.

@@ -1,8 +1,10 @@
 //! What the solvers and the searches ask of the processor and the system:
 //! the processor's vector features, detected once ([`features`]), which
-//! every kernel that has a vector form chooses by; and hints, a cache
-//! prefetch and huge pages for large buffers, which never change what a
-//! program computes.
+//! every kernel that has a vector form chooses by; the caches' sizes
+//! ([`caches`]) and the system's huge-page mode ([`huge_pages`]); hints, a
+//! cache prefetch and huge pages for large buffers, which never change what
+//! a program computes; and the processor time of the calling thread
+//! ([`thread_cpu_time`]).
 
 use std::sync::OnceLock;
 
@@ -321,6 +323,29 @@ pub fn release_free_memory() {
     // arenas to the system; no live allocation moves.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// The processor time the calling thread has used so far, where the system
+/// tells it (Linux); `None` elsewhere. Unlike wall time, it leaves out the
+/// time the thread waited for a core that other processes held.
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; the call only writes
+        // it.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        let secs = u64::try_from(ts.tv_sec).ok()?;
+        let nanos = u32::try_from(ts.tv_nsec).ok()?;
+        (rc == 0).then(|| std::time::Duration::new(secs, nanos))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
     }
 }
 

@@ -2,6 +2,7 @@
 //! registry to list it: its names and help texts ([`GameInfo`]), what its
 //! database holds on each board ([`DatabaseKind`]), which solver builds it,
 //! the search behind its opening book, and what a build costs (`Estimate`,
+//! and the `Calibration` sample that scales it to the machine it runs on,
 //! feature `engine`). The registry names each game once, in its list, and
 //! asks everything else through [`RegisteredGame`], so that a game is
 //! complete in its own folder.
@@ -93,9 +94,11 @@ pub struct SearchHelp {
 }
 
 /// The cost of a `generator` run, as measured or scaled from measurements:
-/// runs on this project's machine (2 cores of an AMD EPYC,
-/// `docs/performance.md`), scaled by the size of the work. An estimate is
-/// meant to be within a factor of two; sizes nobody measured get none.
+/// runs on the reference machine (2 cores of an AMD EPYC,
+/// `docs/performance.md`), scaled by the size of the work, and for long
+/// runs by this machine's speed ([`Calibration`], [`TimeScale`]). An
+/// estimate is meant to be within a factor of 1.5; sizes nobody measured
+/// get none.
 #[cfg(feature = "engine")]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
@@ -121,9 +124,103 @@ impl Estimate {
         peak_bytes: 10 * Estimate::MB,
     };
 
+    /// Wall time on the reference machine from which a run is worth
+    /// calibrating ([`Estimate::worth_sampling`]): a sample of a few tenths
+    /// of a second is then at most a few percent of the run.
+    pub const SAMPLED_FROM_SECONDS: f64 = 10.0;
+
     /// The wall time on `threads` threads, in seconds.
     pub fn wall_seconds(&self, threads: usize) -> f64 {
         self.cpu_seconds / (threads.max(1) as f64).min(self.parallelism.max(1.0))
+    }
+
+    /// The wall time on `threads` threads, in seconds, on a machine where
+    /// the work takes `scale` times as long as on the reference machine.
+    pub fn wall_seconds_at(&self, threads: usize, scale: TimeScale) -> f64 {
+        self.wall_seconds(threads) * scale.wall
+    }
+
+    /// The processor time, in seconds, on a machine where the work takes
+    /// `scale` times as long as on the reference machine.
+    pub fn cpu_seconds_at(&self, scale: TimeScale) -> f64 {
+        self.cpu_seconds * scale.cpu
+    }
+
+    /// True when the run is long enough on `threads` threads (at least
+    /// [`Estimate::SAMPLED_FROM_SECONDS`]) for a calibration sample to be
+    /// worth its time.
+    pub fn worth_sampling(&self, threads: usize) -> bool {
+        self.wall_seconds(threads) >= Estimate::SAMPLED_FROM_SECONDS
+    }
+}
+
+/// A small piece of a build's real work, with what it took on the reference
+/// machine: `generator` times it just before a long build and scales the
+/// build's [`Estimate`] by the ratio ([`TimeScale`]), so that the estimate
+/// holds on a slower or busier machine too. A game declares it beside its
+/// estimates ([`RegisteredGame::calibration`]).
+#[cfg(feature = "engine")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    /// Positions in the game's notation, each searched once as a book's
+    /// deepest layer is, on the build's threads taking them in turn.
+    pub positions: &'static [&'static str],
+    /// `log2` of the entries of the sample's tables, or the build's if
+    /// smaller: tables large enough that the searches leave the
+    /// processor's caches as a build's do, small enough to be mapped in a
+    /// few milliseconds.
+    pub table_bits: u32,
+    /// The searches' wall times added up, in seconds, on the reference
+    /// machine (2 threads on the 2 idle cores of the AMD EPYC whose runs
+    /// the estimates come from): the time that makes the sample's ratio
+    /// match the builds' own, checked against builds timed beside their
+    /// samples (`docs/performance.md`).
+    pub reference_seconds: f64,
+}
+
+/// How many times as long as on the reference machine the work of a build
+/// takes here, now, as a timed [`Calibration`] sample found: for its wall
+/// time (which other processes on the same cores lengthen) and for its
+/// processor time.
+#[cfg(feature = "engine")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeScale {
+    /// The factor of wall time.
+    pub wall: f64,
+    /// The factor of processor time.
+    pub cpu: f64,
+}
+
+#[cfg(feature = "engine")]
+impl TimeScale {
+    /// The reference machine itself: the estimates as measured.
+    pub const REFERENCE: TimeScale = TimeScale {
+        wall: 1.0,
+        cpu: 1.0,
+    };
+
+    /// The factors a sample may give, at least and at most: one timed
+    /// outside them says more about the sample (a stall, a clock jump) than
+    /// about the machine.
+    pub const RANGE: (f64, f64) = (0.2, 10.0);
+
+    /// The scale a sample gives that took `wall` seconds here (its
+    /// searches' wall times added up) and `cpu` seconds of processor time
+    /// where the system tells it (else the wall time stands for it), against
+    /// `reference` seconds on the reference machine.
+    pub fn from_sample(reference: f64, wall: f64, cpu: Option<f64>) -> TimeScale {
+        let factor = |t: f64| {
+            let f = t / reference;
+            if f.is_finite() {
+                f.clamp(TimeScale::RANGE.0, TimeScale::RANGE.1)
+            } else {
+                1.0
+            }
+        };
+        TimeScale {
+            wall: factor(wall),
+            cpu: factor(cpu.unwrap_or(wall)),
+        }
     }
 }
 
@@ -201,4 +298,67 @@ pub trait RegisteredGame: Presentation + Clone + 'static {
     /// run tells.
     #[cfg(feature = "engine")]
     fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate>;
+
+    /// The sample `generator` times to scale [`RegisteredGame::estimate`]
+    /// of this variant's database (a book of `depth` moves when it is one)
+    /// to this machine. `None`, the default, for builds without one: their
+    /// estimates stand as measured.
+    #[cfg(feature = "engine")]
+    fn calibration(&self, depth: u32) -> Option<Calibration> {
+        let _ = depth;
+        None
+    }
+}
+
+#[cfg(all(test, feature = "engine"))]
+mod tests {
+    use super::*;
+
+    /// The estimate follows the sample: twice the reference time doubles
+    /// the wall time, and the processor time follows the processor time.
+    #[test]
+    fn scaled_estimates_follow_the_sample() {
+        let e = Estimate {
+            cpu_seconds: 120.0,
+            parallelism: 1.6,
+            peak_bytes: Estimate::MB,
+        };
+        let scale = TimeScale::from_sample(0.3, 0.6, Some(0.45));
+        assert!((scale.wall - 2.0).abs() < 1e-9 && (scale.cpu - 1.5).abs() < 1e-9);
+        assert!((e.wall_seconds_at(2, scale) - 150.0).abs() < 1e-9);
+        assert!((e.wall_seconds_at(1, scale) - 240.0).abs() < 1e-9);
+        assert!((e.cpu_seconds_at(scale) - 180.0).abs() < 1e-9);
+        // Without a processor time the wall time stands for it.
+        assert_eq!(TimeScale::from_sample(0.3, 0.15, None).cpu, 0.5);
+        // The reference machine itself changes nothing.
+        assert_eq!(
+            e.wall_seconds_at(2, TimeScale::REFERENCE),
+            e.wall_seconds(2)
+        );
+    }
+
+    /// A sample timed absurdly scales within the sane range, and one that
+    /// cannot be compared does not scale at all.
+    #[test]
+    fn scales_stay_sane() {
+        let (least, most) = TimeScale::RANGE;
+        assert_eq!(TimeScale::from_sample(0.3, 300.0, None).wall, most);
+        assert_eq!(TimeScale::from_sample(0.3, 0.0, None).wall, least);
+        assert_eq!(TimeScale::from_sample(0.0, 0.3, None), TimeScale::REFERENCE);
+        assert_eq!(TimeScale::from_sample(0.0, 0.0, None), TimeScale::REFERENCE);
+    }
+
+    /// Only runs of a good ten seconds are worth a sample.
+    #[test]
+    fn short_runs_are_not_sampled() {
+        let e = |cpu_seconds| Estimate {
+            cpu_seconds,
+            parallelism: 2.0,
+            peak_bytes: 0,
+        };
+        assert!(!Estimate::SMALL.worth_sampling(1));
+        assert!(!e(15.0).worth_sampling(2));
+        assert!(e(15.0).worth_sampling(1));
+        assert!(e(88.0).worth_sampling(2));
+    }
 }

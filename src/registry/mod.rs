@@ -29,7 +29,7 @@ use crate::solve::memory::TableError;
 use crate::solve::{self, SolveError};
 
 #[cfg(feature = "engine")]
-pub use crate::games::registered::Estimate;
+pub use crate::games::registered::{Calibration, Estimate, TimeScale};
 pub use crate::games::registered::{DatabaseKind, GameInfo};
 
 /// Writes, from the one list of games, the [`AnyGame`] enum (a variant per
@@ -150,6 +150,9 @@ trait Entry {
     /// [`RegisteredGame::estimate`].
     #[cfg(feature = "engine")]
     fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate>;
+    /// [`RegisteredGame::calibration`].
+    #[cfg(feature = "engine")]
+    fn calibration(&self, depth: u32) -> Option<Calibration>;
 }
 
 impl<G: RegisteredGame> Entry for G {
@@ -201,6 +204,11 @@ impl<G: RegisteredGame> Entry for G {
     #[cfg(feature = "engine")]
     fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
         RegisteredGame::estimate(self, depth, table_bits, threads)
+    }
+
+    #[cfg(feature = "engine")]
+    fn calibration(&self, depth: u32) -> Option<Calibration> {
+        RegisteredGame::calibration(self, depth)
     }
 }
 
@@ -349,6 +357,46 @@ pub enum GameError {
         /// The variant given with it.
         variant: String,
     },
+}
+
+/// What a calibration sample took here ([`AnyGame::calibrate`]).
+#[cfg(feature = "engine")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleTiming {
+    /// The searches' wall times added up, in seconds.
+    pub wall_seconds: f64,
+    /// The search threads' processor time, in seconds, where the system
+    /// tells it.
+    pub cpu_seconds: Option<f64>,
+    /// What the build's estimate is scaled by.
+    pub scale: TimeScale,
+}
+
+/// Why a calibration sample could not be timed.
+#[cfg(feature = "engine")]
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    /// A position of the sample does not parse (a bug in its declaration).
+    #[error("calibration position {text:?}: {error}")]
+    Position {
+        /// The position as declared.
+        text: &'static str,
+        /// Why it does not parse.
+        error: crate::core::PositionError,
+    },
+    /// A position of the sample ends the game: nothing to search (a bug in
+    /// its declaration).
+    #[error("calibration position {text:?} ends the game")]
+    Final {
+        /// The position as declared.
+        text: &'static str,
+    },
+    /// The sample is of searches, and this board has none.
+    #[error("no search on this board to sample")]
+    NoSearch,
+    /// The searches could not be set up (their tables refused).
+    #[error(transparent)]
+    Search(#[from] BookError),
 }
 
 /// Why a database could not be opened as a game's database.
@@ -625,6 +673,75 @@ impl AnyGame {
         self.entry().estimate(depth, table_bits, threads)
     }
 
+    /// The sample that calibrates [`AnyGame::estimate`] of a book of
+    /// `depth` moves (or of the complete database) on this machine
+    /// ([`RegisteredGame::calibration`]); `None` for builds without one.
+    #[cfg(feature = "engine")]
+    pub fn calibration(&self, depth: u32) -> Option<Calibration> {
+        self.entry().calibration(depth)
+    }
+
+    /// Times the calibration sample of a build of `depth` moves
+    /// ([`AnyGame::calibration`]) on `threads` threads, with the build's
+    /// tables of `2^table_bits` entries where they are smaller than the
+    /// sample's: a fraction of a second of the build's own kind of work,
+    /// whose time against the reference machine's scales the build's
+    /// estimate. `None` for builds without a sample.
+    #[cfg(feature = "engine")]
+    pub fn calibrate(
+        &self,
+        depth: u32,
+        table_bits: u32,
+        threads: usize,
+    ) -> Option<Result<SampleTiming, CalibrationError>> {
+        let calibration = self.calibration(depth)?;
+        Some(self.time_sample(&calibration, table_bits, threads))
+    }
+
+    /// [`AnyGame::calibrate`] of `calibration`.
+    #[cfg(feature = "engine")]
+    fn time_sample(
+        &self,
+        calibration: &Calibration,
+        table_bits: u32,
+        threads: usize,
+    ) -> Result<SampleTiming, CalibrationError> {
+        let search = self.book_game().ok_or(CalibrationError::NoSearch)?;
+        let states = self.sample_states(calibration)?;
+        let bits = calibration.table_bits.min(table_bits);
+        let times = search.time_searches(&states, bits, threads)?;
+        let wall = times.wall.as_secs_f64();
+        let cpu = times.cpu.map(|c| c.as_secs_f64());
+        Ok(SampleTiming {
+            wall_seconds: wall,
+            cpu_seconds: cpu,
+            scale: TimeScale::from_sample(calibration.reference_seconds, wall, cpu),
+        })
+    }
+
+    /// The canonical states of a calibration sample's positions, each
+    /// checked to have moves to search.
+    #[cfg(feature = "engine")]
+    fn sample_states(&self, calibration: &Calibration) -> Result<Vec<u64>, CalibrationError> {
+        let game = self.game();
+        let mut moves = Vec::new();
+        calibration
+            .positions
+            .iter()
+            .map(|&text| {
+                let state = game
+                    .parse_position(text)
+                    .map_err(|error| CalibrationError::Position { text, error })?;
+                moves.clear();
+                game.moves(state, &mut moves);
+                if moves.is_empty() {
+                    return Err(CalibrationError::Final { text });
+                }
+                Ok(game.canonical(state))
+            })
+            .collect()
+    }
+
     /// True for the game's standard variant (the one an empty spec names).
     pub fn is_standard(&self) -> bool {
         let d = self.game().descriptor();
@@ -678,6 +795,71 @@ mod tests {
             assert!(game.is_standard());
             assert_eq!(game.database_kind(), info.kind, "{}", info.name);
         }
+    }
+
+    /// Every book whose build is long enough to be worth a sample has one,
+    /// on the standard board, at every depth with an estimate; and every
+    /// sample's positions parse, have moves, are distinct and are searched
+    /// with tables the board takes.
+    #[cfg(feature = "engine")]
+    #[test]
+    fn long_books_have_calibration_samples() {
+        let mut sampled = 0;
+        for info in GAMES {
+            let DatabaseKind::Book { default_depth } = info.kind else {
+                continue;
+            };
+            let game = AnyGame::new(info.name, "").unwrap();
+            let bits = BookOptions::new(0).table_bits;
+            for depth in 0..=default_depth + 8 {
+                let Some(e) = game.estimate(depth, bits, 2) else {
+                    continue;
+                };
+                let Some(c) = game.calibration(depth) else {
+                    assert!(!e.worth_sampling(2), "{} depth {depth}", info.name);
+                    continue;
+                };
+                sampled += 1;
+                let mut states = game.sample_states(&c).unwrap();
+                assert!(
+                    states.len() >= 2,
+                    "{}: a sample for both threads",
+                    info.name
+                );
+                states.sort_unstable();
+                states.dedup();
+                assert_eq!(states.len(), c.positions.len(), "{}", info.name);
+                let range = game.table_bits_range().unwrap();
+                assert!(range.contains(&c.table_bits), "{}", info.name);
+                assert!(c.reference_seconds > 0.05 && c.reference_seconds < 1.0);
+            }
+        }
+        assert!(sampled > 0, "some book is calibrated");
+    }
+
+    /// A sample is timed: positive times, scaled against its reference.
+    #[cfg(feature = "engine")]
+    #[test]
+    fn a_sample_is_timed() {
+        let game = AnyGame::new("connect-four", "").unwrap();
+        let quick = Calibration {
+            positions: &["4453312", "4444443322"],
+            table_bits: 20,
+            reference_seconds: 0.01,
+        };
+        let t = game.time_sample(&quick, 26, 2).unwrap();
+        assert!(t.wall_seconds > 0.0);
+        assert_eq!(t.cpu_seconds.is_some(), cfg!(target_os = "linux"));
+        let expected = TimeScale::from_sample(0.01, t.wall_seconds, t.cpu_seconds);
+        assert_eq!(t.scale, expected);
+        let bad = Calibration {
+            positions: &["8"],
+            ..quick
+        };
+        assert!(matches!(
+            game.time_sample(&bad, 26, 2),
+            Err(CalibrationError::Position { text: "8", .. })
+        ));
     }
 
     /// The help of `--table-bits` quotes, for every game answered by

@@ -162,6 +162,19 @@ pub fn check_fits(bits: u32, bytes: u64) -> Result<(), TableError> {
     }
 }
 
+/// Words in a page of the smallest size the system maps (4 KiB).
+const PAGE_WORDS: usize = 512;
+
+/// Writes one word of every page of `words` back unchanged, so that the
+/// system maps the whole table now rather than page by page during the
+/// first searches (a timed sample of searches then measures the searches).
+pub fn map_pages(words: &mut [u64]) {
+    for w in words.iter_mut().step_by(PAGE_WORDS) {
+        // The write must happen: a read alone maps the shared zero page.
+        *w = std::hint::black_box(*w);
+    }
+}
+
 /// `len` zeroed words from a zeroed allocation (mapped by the system as
 /// they are written), or [`TableError::Alloc`] when the allocator refuses.
 pub(crate) fn zeroed_words(len: usize, bits: u32) -> Result<Box<[u64]>, TableError> {

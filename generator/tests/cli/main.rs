@@ -4,6 +4,7 @@ mod basics;
 mod connect_four_cli;
 mod crash_safety;
 mod dots_and_boxes_book;
+mod estimate;
 mod hostile;
 mod packed;
 #[cfg(feature = "mpi")]

@@ -55,7 +55,7 @@ use crate::core::VariantError;
 use crate::solve::book::DynBookGame;
 #[cfg(feature = "engine")]
 use {
-    super::registered::Estimate,
+    super::registered::{Calibration, Estimate},
     crate::core::{Progress, Solved},
     crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
 };
@@ -81,6 +81,27 @@ const BOOK_COSTS: &[(u32, f64, f64)] = &[
     (4, 800.0, 2.0),
     (8, 11_926.0, 2.0),
 ];
+
+/// The calibration sample of the 7x6 books: six early positions of the
+/// public benchmark set `Test_L1_R2`, about 0.05 s each on the reference
+/// machine, searched as a book's deepest layer is, with the build's table
+/// (2^26 entries, 512 MiB, by default). The table's size matters though
+/// the searches touch little of it: with 2^24 entries the sample slowed by
+/// 4% where other processes streamed through memory, with 2^26 by 28%, as
+/// a search of the size a build makes did (27%).
+#[cfg(feature = "engine")]
+const CALIBRATION: Calibration = Calibration {
+    positions: &[
+        "2311346732677",
+        "6243671441",
+        "5371555645",
+        "7755745",
+        "411731143",
+        "241724774162",
+    ],
+    table_bits: 26,
+    reference_seconds: 0.27,
+};
 
 impl RegisteredGame for ConnectFour {
     const INFO: GameInfo = GameInfo {
@@ -159,5 +180,12 @@ impl RegisteredGame for ConnectFour {
             parallelism: parallel,
             peak_bytes: (8u64 << table_bits) + 20 * Estimate::MB,
         })
+    }
+
+    /// Every 7x6 book is the same kind of search: one sample for all.
+    #[cfg(feature = "engine")]
+    fn calibration(&self, _depth: u32) -> Option<Calibration> {
+        (self.database_kind() != DatabaseKind::Complete && self.variant().to_string() == "7x6")
+            .then_some(CALIBRATION)
     }
 }

@@ -34,6 +34,16 @@ impl BookGame for Dandelions {
         (n.max(1) as u64).saturating_mul(Solver::table_bytes(table_bits.saturating_sub(1)))
     }
 
+    /// A table each, mapped on threads of their own (the system zeroes
+    /// every page it maps).
+    fn prefault(&self, solvers: &mut [Solver]) {
+        std::thread::scope(|scope| {
+            for s in solvers {
+                scope.spawn(|| s.prefault());
+            }
+        });
+    }
+
     fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
         solver.set_cancel(cancel);
     }

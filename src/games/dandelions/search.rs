@@ -104,6 +104,12 @@ impl Solver {
         })
     }
 
+    /// Maps every page of the table now (it is allocated zeroed, and
+    /// mapped as searches write it), leaving its entries as they are.
+    pub fn prefault(&mut self) {
+        crate::solve::memory::map_pages(&mut self.table);
+    }
+
     /// The bytes of the table of a solver made with `bits`.
     pub fn table_bytes(bits: u32) -> u64 {
         16u64 << bits.clamp(10, 30)

@@ -12,7 +12,10 @@ use crate::solve::live::LiveSearch;
 use crate::solve::memory::TableError;
 #[cfg(feature = "engine")]
 use {
-    super::{build_book, build_book_on_ranks, farm::Farm, BookOptions, RankBook},
+    super::{
+        build_book, build_book_on_ranks, farm::Farm, time_searches, BookOptions, RankBook,
+        SearchTimes,
+    },
     crate::core::{Progress, Solution},
     crate::solve::ranks::Exchange,
 };
@@ -65,6 +68,15 @@ pub trait DynBookGame: Send + Sync {
         farm: &dyn Farm,
         progress: &dyn Progress,
     ) -> Result<RankBook, BookError>;
+
+    /// [`time_searches`] of the game.
+    #[cfg(feature = "engine")]
+    fn time_searches(
+        &self,
+        states: &[u64],
+        table_bits: u32,
+        threads: usize,
+    ) -> Result<SearchTimes, BookError>;
 }
 
 impl<G: BookGame + Clone + 'static> DynBookGame for G {
@@ -121,5 +133,15 @@ impl<G: BookGame + Clone + 'static> DynBookGame for G {
         progress: &dyn Progress,
     ) -> Result<RankBook, BookError> {
         build_book_on_ranks(self, options, ex, farm, progress)
+    }
+
+    #[cfg(feature = "engine")]
+    fn time_searches(
+        &self,
+        states: &[u64],
+        table_bits: u32,
+        threads: usize,
+    ) -> Result<SearchTimes, BookError> {
+        time_searches(self, states, table_bits, threads)
     }
 }

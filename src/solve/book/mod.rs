@@ -36,10 +36,14 @@ mod dynamic;
 #[cfg(feature = "engine")]
 pub mod farm;
 #[cfg(feature = "engine")]
+mod sample;
+#[cfg(feature = "engine")]
 mod spread;
 #[cfg(feature = "engine")]
 pub use build::{build_book, layer_order};
 pub use dynamic::DynBookGame;
+#[cfg(feature = "engine")]
+pub use sample::{time_searches, SearchTimes};
 #[cfg(feature = "engine")]
 pub use spread::{build_book_on_ranks, RankBook};
 
@@ -92,6 +96,15 @@ pub trait BookGame: Game + Sync {
         let bytes = self.table_bytes(n.max(1), table_bits);
         crate::solve::memory::check_fits(table_bits, bytes)?;
         Ok(bytes)
+    }
+
+    /// Maps every page of the searchers' tables now (they are allocated
+    /// zeroed and mapped as the searches write them), so that a timed
+    /// sample of searches measures the searches and not the first touch of
+    /// each page, which a long build pays only once. The default does
+    /// nothing.
+    fn prefault(&self, searchers: &mut [Self::Searcher]) {
+        let _ = searchers;
     }
 
     /// Lets `cancel` stop `searcher`'s searches (or nothing): a search

@@ -40,6 +40,14 @@ impl BookGame for ConnectFour {
         (8u64 << table_bits) + (4u64 << table_bits) / 16
     }
 
+    /// The table is shared: mapping it through the first solver maps it
+    /// for all.
+    fn prefault(&self, solvers: &mut [Solver]) {
+        if let Some(first) = solvers.first_mut() {
+            first.prefault();
+        }
+    }
+
     fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
         solver.set_cancel(cancel);
     }
