@@ -99,13 +99,18 @@ print(json.dumps({"before": before, "after": after, "raised": raised}))
 """
 
 
-@pytest.mark.parametrize("layout", ["sorted", "packed", "dense", "packed-dense"])
-@pytest.mark.parametrize("how", ["half", "header", "noise"])
+# Every change to every layout but noise over a plain dense table: there
+# any byte is an entry, so noise is caught only where a value is out of
+# range or contradicts its moves, which `verify` checks of every entry.
+CHANGES = [(how, layout)
+           for how in ["half", "header", "noise"]
+           for layout in ["sorted", "packed", "dense", "packed-dense"]
+           if (how, layout) != ("noise", "dense")]
+
+
+@pytest.mark.parametrize("how,layout", CHANGES)
 def test_a_file_changed_under_an_open_database_is_corrupt_never_a_crash(
         files, tmp_path, layout, how):
-    if how == "noise" and layout == "dense":
-        pytest.skip("any byte is a dense entry: noise is caught only where a "
-                    "value is out of range or contradicts its moves")
     path = tmp_path / "changing.db"
     shutil.copy(files[layout], path)
     texts = positions(*GAME_OF[layout], 300, 21)

@@ -103,7 +103,7 @@ impl Database {
         // records out of order, which the zeros after a file's new end in
         // its last page (no fault there) also are: the lookups are made
         // again, knowing what is lost.
-        match self.lost_after(found.is_err()) {
+        match self.lost_after(found.is_err() || self.header.kind == LayoutKind::Dense) {
             Some(lost) => {
                 out.clear();
                 self.get_many_within(lost, keys, out)
@@ -251,7 +251,7 @@ impl Database {
             LayoutKind::Dense => Ok(self.dense_get(key)),
             LayoutKind::Sorted => self.get_sorted(key),
         };
-        match self.lost_after(found.is_err()) {
+        match self.lost_after(found.is_err() || self.header.kind == LayoutKind::Dense) {
             Some(lost) => {
                 let mut out = Vec::with_capacity(1);
                 self.get_many_within(lost, &[key], &mut out)?;

@@ -98,13 +98,17 @@ impl Database {
     }
 
     /// The offset from which the file's bytes are lost, if it lost any:
-    /// known from the guard, or, after a lookup that `failed` (the zeros
-    /// after a new end in its last page read as records out of order, with
-    /// no fault), from the file's size now.
+    /// known from the guard, or, when `unsure`, from the file's size now.
+    /// Bytes past a new end can read as zeros with no fault: in the rest of
+    /// its last page, and, where the page cache holds the file in large
+    /// folios (Linux 6.x on ext4, XFS and others), in the rest of the
+    /// folio. A sorted file's lookups find such zeros out of order (they
+    /// fail); a dense table's read them as entries, so its lookups always
+    /// ask for the size (one `fstat`).
     #[inline]
-    pub(super) fn lost_after(&self, failed: bool) -> Option<u64> {
+    pub(super) fn lost_after(&self, unsure: bool) -> Option<u64> {
         match self.lost_from() {
-            None if failed => self.shrunk_to(),
+            None if unsure => self.shrunk_to(),
             lost => lost,
         }
     }
