@@ -117,10 +117,9 @@ pub fn verify(
         None
     });
     progress.finish_phase();
-    if first_error.is_none() {
-        // Every record read stood on the file as it was mapped.
-        db.check_intact()?;
-    }
+    // Every record read stood on the file as it was mapped, or what was
+    // found wrong may be the zeros of a truncation, which is the error.
+    db.check_intact()?;
     match first_error {
         Some(e) => Err(e),
         None => Ok(VerifyReport {
@@ -173,9 +172,7 @@ fn verify_dense(
         None
     });
     progress.finish_phase();
-    if first_error.is_none() {
-        db.check_intact()?;
-    }
+    db.check_intact()?;
     match first_error {
         Some(e) => Err(e),
         None => Ok(VerifyReport {
@@ -205,13 +202,16 @@ fn check_value(
 ) -> Result<(), String> {
     let mut best: Option<Value> = None;
     for e in edges {
-        let child = db.get(e.child).map_err(|e| e.to_string())?.ok_or_else(|| {
-            format!(
-                "child {:#x} (move {}) is missing",
-                e.child,
-                game.format_move(e.mv)
-            )
-        })?;
+        let child = db
+            .get_in_scan(e.child)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!(
+                    "child {:#x} (move {}) is missing",
+                    e.child,
+                    game.format_move(e.mv)
+                )
+            })?;
         if !limits.allows(child) {
             return Err(format!(
                 "child {:#x} (move {}) has a {}",

@@ -174,15 +174,12 @@ def test_slow_answers_show_searching_and_then_clear(dbs, server, browser):
 
 
 @pytest.fixture(scope="module")
-def slow_server(tmp_path_factory):
-    """A Connect Four 7x5 book of one move, served with a time limit of
-    0.5 s: the start is answered from the book at once, while its line of
-    perfect play, and the answer of any position past the first move, take
-    seconds of search."""
-    db = tmp_path_factory.mktemp("slow") / "c4-7x5.db"
-    run(BIN / "generator", "--game", "connect-four", "--variant", "7x5", "--depth", "1",
-        "-q", "-o", db)
-    proc = subprocess.Popen([str(BIN / "query"), "--db", str(db), "serve", "--addr",
+def slow_server(c4_7x5_book):
+    """A Connect Four 7x5 book of one move (conftest.py), served with a time
+    limit of 0.5 s: the start is answered from the book at once, while its
+    line of perfect play, and the answer of any position past the first
+    move, take seconds of search."""
+    proc = subprocess.Popen([str(BIN / "query"), "--db", str(c4_7x5_book), "serve", "--addr",
                              "127.0.0.1:0", "--time-limit", "0.5"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()

@@ -530,19 +530,18 @@ def test_first_answer_through_a_slow_proxy(dbs, site, nginx):
 # d. The time cap.
 
 @pytest.fixture(scope="session")
-def capped_site(sites, dbs, tmp_path_factory):
+def capped_site(sites, dbs, c4_7x5_book):
     """A site with a 1 s cap whose first database is a Connect Four 7x5 book
-    of the start alone: every answer past it is a search of seconds."""
-    tmp = tmp_path_factory.mktemp("capped-dbs")
-    c4 = tmp / "c4-7x5.db"
-    run(BIN / "generator", "--game", "connect-four", "--variant", "7x5", "--depth", "0", "-q", "-o", c4)
-    return build_site(sites / "capped", [c4, dbs["dab-2x3.db"]], "--time-limit", "1")
+    of one move (conftest.py): the answer of a position past the start is a
+    search of seconds."""
+    return build_site(sites / "capped", [c4_7x5_book, dbs["dab-2x3.db"]], "--time-limit", "1")
 
 
 def test_search_past_the_cap_times_out(dbs, capped_site, nginx, browser):
     base, _ = nginx
     started = time.monotonic()
-    open_page(browser, f"{base}/{capped_site.name}/")
+    # A position one move in: in the book, but its moves lead out of it.
+    open_page(browser, page_url(f"{base}/{capped_site.name}", "connect-four", "7x5", "4"))
     took = time.monotonic() - started
     error = browser.find_element(By.ID, "error").text
     assert error == "the search timed out: no answer within 1 s"

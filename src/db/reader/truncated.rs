@@ -40,11 +40,12 @@ impl Database {
         ))
     }
 
-    /// Fails when the file was truncated since it was mapped and a read has
-    /// found it: for work that reads the whole file (a checksum, `verify`,
-    /// the statistics), whose result then stands on zeros.
+    /// Fails when the file was truncated since it was mapped (a read found
+    /// it, or the file is shorter now): for work that reads the whole file
+    /// (a checksum, `verify`, the statistics), whose result then stands on
+    /// zeros.
     pub fn check_intact(&self) -> Result<(), Corrupted> {
-        match self.lost_from() {
+        match self.lost_after(true) {
             Some(lost) => Err(self.lost(lost)),
             None => Ok(()),
         }
