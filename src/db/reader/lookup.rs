@@ -266,7 +266,7 @@ impl Database {
     /// the file-size check each of [`Database::get`]'s makes, since the
     /// final check stands for them all.
     #[inline]
-    pub(crate) fn get_in_scan(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+    pub fn get_in_scan(&self, key: u64) -> Result<Option<Value>, Corrupted> {
         if self.header.kind == LayoutKind::Dense
             && self.packed.is_none()
             && self.ranges().is_none()
