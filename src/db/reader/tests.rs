@@ -225,3 +225,16 @@ fn records_rewritten_in_place_are_corruption_not_unknown_positions() {
         assert!(db.get_many(&keys, &mut out).is_err());
     }
 }
+
+/// Work that reads the whole file ends by asking whether it is intact:
+/// a file shorter than it was mapped is not, though no read has faulted
+/// (the bytes cut from its last page fault nowhere).
+#[test]
+fn a_file_shorter_than_mapped_is_not_intact_before_any_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = written(dir.path(), "dots-and-boxes", "2x2", false);
+    let db = Database::open(&path).unwrap();
+    db.check_intact().unwrap();
+    truncate(&path, db.file_len() - 1);
+    assert!(db.check_intact().unwrap_err().reason.contains("truncated"));
+}
