@@ -264,7 +264,9 @@ impl Database {
     /// [`Database::get`] for work that reads the whole file and ends with
     /// [`Database::check_intact`] (`verify`): a dense table's lookups skip
     /// the file-size check each of [`Database::get`]'s makes, since the
-    /// final check stands for them all.
+    /// final check stands for them all. The dense read is written out here
+    /// rather than shared with [`Database::get`]'s body: through that body,
+    /// `query verify` of a 3x3 Dots and Boxes table took 1.9 s against 1.0 s.
     #[inline]
     pub fn get_in_scan(&self, key: u64) -> Result<Option<Value>, Corrupted> {
         if self.header.kind == LayoutKind::Dense
