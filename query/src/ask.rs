@@ -6,6 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::Context;
+use boardsolve::analysis::analyze_many;
 use boardsolve::analysis::{analyze_weak, json, picture};
 use boardsolve::cli::{EXIT_DATABASE, EXIT_FAILURE, EXIT_SUCCESS, EXIT_USAGE};
 use boardsolve::render::Presentation;
@@ -129,6 +130,47 @@ pub fn answer_one(
     } else {
         answer::human(game, &a, line.as_deref(), color)
     })
+}
+
+/// Answers several positions, each as [`answer_one`] would: their full
+/// analyses are made together ([`analyze_many`]), so that their lookups
+/// overlap.
+pub fn answer_group(
+    game: &dyn Presentation,
+    db: &dyn Oracle,
+    inputs: &[&str],
+    mode: Mode,
+) -> Vec<Result<String, Refusal>> {
+    if mode.weak || mode.pv || inputs.len() < 2 {
+        return inputs
+            .iter()
+            .map(|t| answer_one(game, db, t, mode))
+            .collect();
+    }
+    let parsed: Vec<_> = inputs.iter().map(|t| game.parse(t)).collect();
+    let states: Vec<u64> = parsed.iter().flatten().map(|p| p.state).collect();
+    let mut analyses = Vec::with_capacity(states.len());
+    analyze_many(game, db, &states, &mut analyses);
+    let mut analyses = analyses.into_iter();
+    inputs
+        .iter()
+        .zip(parsed)
+        .map(|(input, position)| {
+            let position = position?;
+            // One analysis per position parsed, in order.
+            let Some(analysis) = analyses.next() else {
+                unreachable!("analyze_many answers every state")
+            };
+            let mut a = analysis?;
+            a.to_move = position.to_move;
+            a.lead = position.lead;
+            Ok(if mode.json {
+                json::answer(game, input, &a, None)
+            } else {
+                answer::human(game, &a, None, mode.color)
+            })
+        })
+        .collect()
 }
 
 /// `query [POSITION...]`: answers the positions given, and those of stdin

@@ -9,12 +9,57 @@ use boardsolve::render::Presentation;
 use boardsolve::Oracle;
 use rayon::prelude::*;
 
-use crate::ask::{answer_one, Mode, Refusal, Refused};
+use crate::ask::{answer_group, Mode, Refusal, Refused};
 use crate::lines;
 
 /// Lines answered together in batch mode: enough to keep both cores busy,
 /// few enough that memory stays flat.
 const BATCH: usize = 4096;
+
+/// Lines analysed together at most ([`answer_group`]).
+const GROUP: usize = 16;
+
+/// Each of `lines` with its answer or why it has none.
+fn answer_lines(
+    game: &dyn Presentation,
+    db: &dyn Oracle,
+    lines: &mut [lines::Line],
+    mode: Mode,
+) -> Vec<(String, Result<String, Refusal>)> {
+    let texts: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| match l {
+            lines::Line::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut answers = answer_group(game, db, &texts, mode).into_iter();
+    lines
+        .iter_mut()
+        .map(|line| match line {
+            lines::Line::Text(t) => {
+                // One answer per text line, in order.
+                let Some(r) = answers.next() else {
+                    unreachable!("answer_group answers every line")
+                };
+                (std::mem::take(t), r)
+            }
+            lines::Line::BadUtf8(t) => (
+                std::mem::take(t),
+                Err(Refusal::bad_line(
+                    "input line is not valid UTF-8".to_owned(),
+                )),
+            ),
+            lines::Line::TooLong(t) => (
+                std::mem::take(t),
+                Err(Refusal::bad_line(format!(
+                    "input line is longer than {} bytes",
+                    lines::MAX_LINE
+                ))),
+            ),
+        })
+        .collect()
+}
 
 /// Answers positions from stdin, streaming. Returns the lines refused.
 pub fn answer_stdin(
@@ -48,27 +93,14 @@ pub fn answer_stdin(
         let mut refused = Refused::default();
         let mut line_no = 0u64;
         for batch in rx {
+            // Groups of lines are answered together, their lookups
+            // overlapping; small enough that a short batch still keeps
+            // every thread busy.
+            let group = (batch.len() / (4 * rayon::current_num_threads())).clamp(1, GROUP);
+            let mut batch = batch;
             let answers: Vec<(String, Result<String, Refusal>)> = batch
-                .into_par_iter()
-                .map(|line| match line {
-                    lines::Line::Text(t) => {
-                        let r = answer_one(game, db, &t, mode);
-                        (t, r)
-                    }
-                    lines::Line::BadUtf8(t) => (
-                        t,
-                        Err(Refusal::bad_line(
-                            "input line is not valid UTF-8".to_owned(),
-                        )),
-                    ),
-                    lines::Line::TooLong(t) => (
-                        t,
-                        Err(Refusal::bad_line(format!(
-                            "input line is longer than {} bytes",
-                            lines::MAX_LINE
-                        ))),
-                    ),
-                })
+                .par_chunks_mut(group)
+                .flat_map_iter(|lines| answer_lines(game, db, lines, mode))
                 .collect();
             for (input, r) in answers {
                 line_no += 1;

@@ -166,3 +166,45 @@ fn forced_pass_states_are_stored_and_pass_through() {
     }
     assert!(passes > 10, "only {passes} forced passes met");
 }
+
+#[test]
+fn positions_analysed_together_are_analysed_as_alone() {
+    let s = solved("5x5");
+    let g = &s.game;
+    // The positions of a few pseudo-random games, ends included, and in
+    // groups of every size up to 17.
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut states = Vec::new();
+    let mut edges = Vec::new();
+    for _ in 0..20 {
+        let mut state = g.start();
+        loop {
+            states.push(state);
+            edges.clear();
+            g.moves(state, &mut edges);
+            if edges.is_empty() {
+                break;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            state = edges[(seed % edges.len() as u64) as usize].child;
+        }
+    }
+    s.db.build_index();
+    let mut together = Vec::new();
+    let mut size = 1;
+    let mut rest = &states[..];
+    while !rest.is_empty() {
+        let (group, after) = rest.split_at(size.min(rest.len()));
+        boardsolve::analysis::analyze_many(g, &s.db, group, &mut together);
+        assert_eq!(together.len(), group.len());
+        for (&state, t) in group.iter().zip(&together) {
+            let alone = analyze(g, &s.db, state);
+            assert!(t.is_ok(), "{}", g.format_position(state));
+            assert_eq!(format!("{t:?}"), format!("{alone:?}"));
+        }
+        rest = after;
+        size = size % 17 + 1;
+    }
+}

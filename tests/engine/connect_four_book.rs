@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use boardsolve::analysis::analyze_many;
 use boardsolve::analysis::verify::verify;
 use boardsolve::core::{Edge, Game, Move};
 use boardsolve::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
@@ -135,6 +136,19 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
         analyze(&g, &db, deeper.key()),
         Err(QueryError::NotInDatabase { .. })
     ));
+
+    // Analysed together, answers and refusals mixed, each as alone.
+    let states: Vec<u64> = ["3", "12345432", "", "123454321", "3241", "33"]
+        .iter()
+        .map(|seq| Bitboard::from_moves(v, seq).unwrap().key())
+        .collect();
+    let mut together = Vec::new();
+    analyze_many(&g, &db, &states, &mut together);
+    assert_eq!(together.len(), states.len());
+    for (&s, t) in states.iter().zip(&together) {
+        assert_eq!(format!("{t:?}"), format!("{:?}", analyze(&g, &db, s)));
+    }
+    assert_eq!(together.iter().filter(|t| t.is_err()).count(), 2);
 }
 
 #[test]

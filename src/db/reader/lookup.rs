@@ -5,11 +5,53 @@
 
 use super::{Backing, Database};
 use crate::core::layout::LayoutKind;
+use crate::core::platform::{self, CacheSizes};
 use crate::core::{Corrupted, Value};
 
-/// Records per fence of the lookup index: a fence block is 2 KiB, so a
-/// lookup reads one small block after searching the cache-resident fences.
-pub(super) const FENCE: usize = 256;
+/// The lookup index of a sorted file ([`Database::build_index`]): every
+/// `stride`-th record's key. A lookup first searches these keys, which
+/// stay in the caches, then the block of `stride + 1` records after the
+/// one found, in the file.
+#[derive(Debug)]
+pub(super) struct Fences {
+    /// Records from one fence to the next: a power of two.
+    pub(super) stride: usize,
+    /// The key bits of records `0`, `stride`, `2 * stride`, ...
+    pub(super) keys: Vec<u64>,
+}
+
+impl Fences {
+    /// The finest stride, 32 records (four cache lines): a block's search
+    /// then reads two or three lines of the file.
+    pub(super) const MIN_STRIDE: usize = 32;
+    /// The coarsest, 256 records (2 KiB).
+    pub(super) const MAX_STRIDE: usize = 256;
+
+    /// The stride for a file of `records` records on a machine with
+    /// `caches`: the finest whose index fits an eighth of the last-level
+    /// cache. A finer index leaves fewer of a lookup's reads to the file
+    /// (each one a miss to memory); the index's own last levels are read
+    /// from the last-level cache, which it must not crowd out.
+    pub(super) fn stride_for(records: usize, caches: CacheSizes) -> usize {
+        let budget = (caches.l3.max(caches.l2) / 8).max(1);
+        let mut stride = Self::MIN_STRIDE;
+        while stride < Self::MAX_STRIDE && records / stride * 8 > budget {
+            stride *= 2;
+        }
+        stride
+    }
+
+    /// The record range of the block that holds the first record `>=
+    /// first` of a file of `n` records (or ends where it would be).
+    #[inline]
+    fn block_of(&self, first: u64, n: usize) -> (usize, usize) {
+        // Block f holds every record from the last fence below `first` on;
+        // the answer is in it or starts the next block.
+        let f = self.keys.partition_point(|&k| k < first).saturating_sub(1);
+        let lo = (f * self.stride).min(n);
+        (lo, n.min(lo + self.stride + 1))
+    }
+}
 
 impl Database {
     /// The value of key `key` in a dense file.
@@ -25,13 +67,7 @@ impl Database {
     #[inline]
     fn block_of(&self, first: u64, n: usize) -> (usize, usize) {
         match self.fences.get() {
-            Some(fences) => {
-                // Block f holds every record from the last fence below
-                // `first` on; the answer is in it or starts the next block.
-                let f = fences.partition_point(|&k| k < first).saturating_sub(1);
-                let lo = f * FENCE;
-                (lo.min(n), n.min(lo + FENCE + 1))
-            }
+            Some(fences) => fences.block_of(first, n),
             None => (0, n),
         }
     }
@@ -122,7 +158,7 @@ impl Database {
         const LANES: usize = 32;
         let layout = self.header.layout;
         let records = self.raw_records();
-        let fences = self.fences.get().filter(|f| !f.is_empty());
+        let fences = self.fences.get().filter(|f| !f.keys.is_empty());
         for chunk in keys.chunks(LANES) {
             // Per lane: the search target and the [base, base + size) window.
             let mut target = [0u64; LANES];
@@ -139,7 +175,10 @@ impl Database {
             }
             match fences {
                 // First the block of each key in the index, in lockstep too.
-                Some(fences) => {
+                Some(Fences {
+                    stride,
+                    keys: fences,
+                }) => {
                     let mut fbase = [0usize; LANES];
                     let mut fsize = fences.len();
                     while fsize > 1 {
@@ -163,9 +202,9 @@ impl Database {
                             } else {
                                 0
                             };
-                            let lo = (f * FENCE).min(records.len());
+                            let lo = (f * stride).min(records.len());
                             base[i] = lo;
-                            size[i] = records.len().min(lo + FENCE + 1) - lo;
+                            size[i] = records.len().min(lo + stride + 1) - lo;
                             widest = widest.max(size[i]);
                         }
                     }
@@ -219,20 +258,31 @@ impl Database {
         Ok(())
     }
 
-    /// Builds a small in-memory index (every 256th record, about 0.4% of the
-    /// file) that makes later lookups several times faster. Worth it for
-    /// many lookups; it reads one record per 2 KiB of the file, so a single
+    /// Builds a small in-memory index that makes later lookups several
+    /// times faster: every 32nd to 256th record, the finest whose index
+    /// fits an eighth of the processor's last-level cache
+    /// ([`crate::core::platform::caches`]); at most 3% of the file. Worth
+    /// it for many lookups; it reads every page of the file, so a single
     /// lookup is faster without it. Idempotent and thread-safe.
     pub fn build_index(&self) {
         if self.header.kind == LayoutKind::Dense || self.packed.is_some() {
             return; // a dense file is its own index, a packed one has one
         }
-        self.fences.get_or_init(|| {
-            self.raw_records()
+        let stride = Fences::stride_for(self.raw_records().len(), platform::caches());
+        self.build_index_strided(stride);
+    }
+
+    /// [`Database::build_index`] with the given stride (a power of two),
+    /// for a sorted file.
+    pub(super) fn build_index_strided(&self, stride: usize) {
+        self.fences.get_or_init(|| Fences {
+            stride,
+            keys: self
+                .raw_records()
                 .iter()
-                .step_by(FENCE)
+                .step_by(stride)
                 .map(|&r| u64::from_le(r))
-                .collect()
+                .collect(),
         });
     }
 
@@ -309,17 +359,17 @@ impl Database {
         let records = self.raw_records();
         let mut bounds = Bounds::OPEN;
         let (lo, hi) = match self.fences.get() {
-            Some(fences) if !fences.is_empty() => {
+            Some(Fences { stride, keys }) if !keys.is_empty() => {
                 // The block from the fence (its first record) to the next
                 // fence, both included: the records read lie between them.
-                let f = fences.partition_point(|&k| k < first).saturating_sub(1);
-                bounds.low = fences[f];
-                if let Some(&next) = fences.get(f + 1) {
+                let f = keys.partition_point(|&k| k < first).saturating_sub(1);
+                bounds.low = keys[f];
+                if let Some(&next) = keys.get(f + 1) {
                     bounds.high = next;
-                    bounds.high_at = (f + 1) * FENCE;
+                    bounds.high_at = (f + 1) * stride;
                 }
-                let lo = (f * FENCE).min(records.len());
-                (lo, records.len().min(lo + FENCE + 1))
+                let lo = (f * stride).min(records.len());
+                (lo, records.len().min(lo + stride + 1))
             }
             _ => (0, records.len()),
         };

@@ -103,9 +103,9 @@ pub struct Database {
     path: PathBuf,
     map: Backing,
     header: Header,
-    /// Every `lookup::FENCE`-th record, for many lookups (see
+    /// The lookup index, for many lookups (see
     /// [`Database::build_index`]).
-    fences: OnceLock<Vec<u64>>,
+    fences: OnceLock<lookup::Fences>,
     /// A packed file's index and decoded blocks.
     packed: Option<PackedStore>,
 }

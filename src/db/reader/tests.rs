@@ -15,9 +15,21 @@ fn indexed_and_plain_lookups_agree_on_every_key() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
     crate::db::write_database(&path, game.descriptor(), &sol.clone().into()).unwrap();
-    let db = Database::open(&path).unwrap();
-    let layout = db.header().layout;
+    let layout = Database::open(&path).unwrap().header().layout;
     let keys: Vec<u64> = sol.records.iter().map(|&r| layout.key(r)).collect();
+    // The index of every stride the machine may choose.
+    let mut stride = lookup::Fences::MIN_STRIDE;
+    while stride <= lookup::Fences::MAX_STRIDE {
+        all_lookups_agree(&path, &keys, &sol, stride);
+        stride *= 2;
+    }
+}
+
+/// Every lookup of `keys` (the records of `sol`, in the file at `path`)
+/// and of keys that are not there, without and with an index of
+/// `stride`.
+fn all_lookups_agree(path: &Path, keys: &[u64], sol: &crate::core::Solution, stride: usize) {
+    let db = Database::open(path).unwrap();
     let plain: Vec<_> = keys.iter().map(|&k| db.find(k)).collect();
     // Neighbours of real keys that are not keys themselves.
     let absent: Vec<u64> = keys
@@ -29,12 +41,12 @@ fn indexed_and_plain_lookups_agree_on_every_key() {
     let mut many = Vec::new();
     for indexed in [false, true] {
         if indexed {
-            db.build_index();
+            db.build_index_strided(stride);
         }
         let all: Vec<u64> = keys.iter().chain(&absent).copied().collect();
         db.get_many(&all, &mut many).unwrap();
         let one: Vec<_> = all.iter().map(|&k| db.get(k).unwrap()).collect();
-        assert_eq!(many, one, "indexed: {indexed}");
+        assert_eq!(many, one, "indexed: {indexed}, stride {stride}");
         assert_eq!(many.iter().filter(|v| v.is_some()).count(), keys.len());
     }
     for (i, &k) in keys.iter().enumerate() {
@@ -45,6 +57,27 @@ fn indexed_and_plain_lookups_agree_on_every_key() {
     for k in absent {
         assert_eq!(db.find(k), None, "{k:#x}");
     }
+}
+
+#[test]
+fn the_index_is_as_fine_as_the_last_level_cache_allows() {
+    use crate::core::platform::CacheSizes;
+    let epyc = CacheSizes {
+        l3: 32 << 20,
+        ..CacheSizes::ASSUMED
+    };
+    let stride = |records| lookup::Fences::stride_for(records, epyc);
+    // British Square 5x5: 8.7 M records, an index of 2.2 MB within 4 MiB.
+    assert_eq!(stride(8_659_987), 32);
+    assert_eq!(stride(0), 32);
+    // An index of every 64th record of 32 M records is 4 MiB: it fits.
+    assert_eq!(stride(32 << 20), 32 * 2);
+    assert_eq!(stride((32 << 20) + 64), 128);
+    // However large the file, a block stays 2 KiB.
+    assert_eq!(stride(1 << 40), 256);
+    // A machine with no last-level cache reported beyond its L2.
+    let small = CacheSizes { l3: 0, ..epyc };
+    assert_eq!(lookup::Fences::stride_for(8_659_987, small), 256);
 }
 
 /// A database of `game` written to `dir`, with the canonical keys it
