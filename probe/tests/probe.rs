@@ -135,6 +135,31 @@ fn past_a_book_is_not_in_the_book() {
 }
 
 #[test]
+fn json_lines_made_together_are_the_lines_made_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "X".repeat(5000);
+    let complete = Tablebase::open(bsq(dir.path(), "3x3")).unwrap();
+    let game = ConnectFour::from_variant("5x4").unwrap();
+    let book = build_book(&game, &BookOptions::new(2), &NoProgress).unwrap();
+    let path = dir.path().join("c4.db");
+    boardsolve::db::write_database(&path, game.descriptor(), &book.into()).unwrap();
+    let book = Tablebase::open(&path).unwrap();
+    for (tb, positions) in [
+        (
+            &complete,
+            vec!["start", "z9", "1", "", long.as_str(), "1 9", "XO......."],
+        ),
+        // Answered, past the book, not a position.
+        (&book, vec!["3", "333", "", "3", "44", "9", "33", "1"]),
+    ] {
+        let alone: Vec<String> = positions.iter().map(|p| tb.probe_json(p)).collect();
+        assert_eq!(tb.probe_json_many(&positions), alone);
+        assert!(alone.iter().any(|l| l.contains("\"error\"")));
+        assert!(alone.iter().any(|l| l.contains("\"moves\"")));
+    }
+}
+
+#[test]
 fn playing_the_best_moves_keeps_the_score_to_the_end() {
     // Dots and Boxes keeps the side to move and the score in the text: a
     // walk by `play` must carry both, captures and extra turns included.

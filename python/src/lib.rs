@@ -200,14 +200,33 @@ impl Input {
         }
     }
 
-    /// The JSON line `query --json -` prints for it.
-    fn json(&self, tb: &Tablebase) -> String {
-        match self {
-            Input::Text(t) => tb.probe_json(t),
-            Input::TooLong(head) => boardsolve_probe::too_long_json(head),
-        }
+    /// The JSON lines `query --json -` prints for `inputs`, in order: the
+    /// positions analysed together ([`Tablebase::probe_json_many`]).
+    fn json_lines(tb: &Tablebase, inputs: &[Input]) -> Vec<String> {
+        let texts: Vec<&str> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Text(t) => Some(t.as_str()),
+                Input::TooLong(_) => None,
+            })
+            .collect();
+        let mut answers = tb.probe_json_many(&texts).into_iter();
+        inputs
+            .iter()
+            .map(|i| match i {
+                // One answer per text, in order.
+                Input::Text(_) => match answers.next() {
+                    Some(a) => a,
+                    None => unreachable!("probe_json_many answers every position"),
+                },
+                Input::TooLong(head) => boardsolve_probe::too_long_json(head),
+            })
+            .collect()
     }
 }
+
+/// Positions [`Input::json_lines`] analyses together.
+const GROUP: usize = 16;
 
 /// Characters of a too-long position kept for its message.
 const HEAD: usize = 40;
@@ -382,7 +401,12 @@ fn lines_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<String>
             if cancel.is_cancelled() {
                 return Vec::new();
             }
-            cancel.run(|| chunk.iter().map(|p| p.json(tb)).collect::<Vec<_>>())
+            cancel.run(|| {
+                chunk
+                    .chunks(GROUP)
+                    .flat_map(|group| Input::json_lines(tb, group))
+                    .collect::<Vec<_>>()
+            })
         })
         .collect::<Vec<_>>()
         .into_iter()
