@@ -2,14 +2,14 @@
 //! lists the registry's games, examples and exit statuses.
 
 use std::io::{self, IsTerminal};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use boardsolve::cli::EXIT_STATUS_HELP;
+use boardsolve::db::pack::{DEFAULT_BLOCK_ENTRIES, DEFAULT_LEVEL};
 use boardsolve::registry;
 use boardsolve::solve::live::{default_searchers, DEFAULT_TABLE_BITS};
 use clap::{Args, CommandFactory, Parser, Subcommand};
-
-use crate::{pack, play, serve, stats};
 
 /// Answer positions of a solved game from its database: the exact value,
 /// the remoteness, the best moves and the value of every legal move.
@@ -152,10 +152,10 @@ pub enum Command {
     /// blocks, each decoded on its own when a lookup needs it, with an
     /// index. Every command and reader opens packed files as it opens the
     /// others; `query unpack` gives the file back byte for byte.
-    Pack(pack::PackArgs),
+    Pack(PackArgs),
     /// Write the sorted or dense file a packed database holds, byte for
     /// byte as it was packed.
-    Unpack(pack::UnpackArgs),
+    Unpack(UnpackArgs),
     /// Facts about the whole game, from the database alone: states by
     /// layer and value, the ends of the game and who wins them, the number
     /// of distinct complete games and who wins them, the start's first-move
@@ -165,7 +165,7 @@ pub enum Command {
     /// where it fails: the position, the moves it picks and the best moves,
     /// with their values. An unknown NAME is a usage error (exit status 2).
     /// The move map of any other position is plain `query POSITION`.
-    Stats(stats::StatsArgs),
+    Stats(StatsArgs),
     /// Walk the game from a position, or play against the perfect player.
     ///
     /// Shows the board, the side to move, the exact value, every legal
@@ -202,7 +202,7 @@ pub enum Command {
     /// (default 22 here: 32 MiB) per search thread for each game searched.
     /// Ctrl-C or SIGTERM stops it (exit status 0) after the answers under
     /// way, within 5 seconds.
-    Serve(serve::ServeArgs),
+    Serve(ServeArgs),
 }
 
 /// The flags of `query play`.
@@ -211,7 +211,7 @@ pub struct PlayArgs {
     /// The sides the program plays: `first` (or X, A), `second` (or O, B),
     /// or `both` (it plays itself to the end, then exits).
     #[arg(long, value_name = "SIDE")]
-    pub ai: Option<play::AiSide>,
+    pub ai: Option<AiSide>,
 
     /// Let the program choose at random among its best moves, rather than
     /// the quickest win or the longest resistance.
@@ -293,7 +293,7 @@ pub fn command() -> clap::Command {
                  available; with {} searchers (one per core); `serve`: {}, with its \
                  --search-threads.] {}",
                 default_searchers(),
-                serve::TABLE_BITS,
+                SERVE_TABLE_BITS,
                 registry::table_bits_help()
             ))
         })
@@ -305,4 +305,139 @@ pub fn command() -> clap::Command {
                 .unwrap_or_default();
             a.long_help(format!("{help} ({games})"))
         })
+}
+
+/// `query pack`'s arguments.
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    /// The database to pack (sorted or dense; a packed one is packed again
+    /// with these options).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+
+    /// The packed file to write (replaced atomically if it exists).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+
+    /// Entries per block, a power of two from 64 to 1048576: larger blocks
+    /// compress better, smaller ones decode faster.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCK_ENTRIES)]
+    pub block_entries: u32,
+
+    /// DEFLATE level, 1 (fastest) to 10 (smallest).
+    #[arg(long, value_name = "L", default_value_t = DEFAULT_LEVEL)]
+    pub level: u8,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `query unpack`'s arguments.
+#[derive(Args, Debug)]
+pub struct UnpackArgs {
+    /// The packed database.
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+
+    /// The sorted or dense file to write: the file that was packed, byte
+    /// for byte (replaced atomically if it exists).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+}
+
+/// Options of `query stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Report only this heuristic, with example positions where it fails
+    /// (10 unless --examples says otherwise).
+    #[arg(long, value_name = "NAME")]
+    pub heuristic: Option<String>,
+
+    /// Example positions to list for each heuristic reported.
+    #[arg(long, value_name = "N")]
+    pub examples: Option<usize>,
+}
+
+/// The flags of `query serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on (a port of 0 picks a free one; the address is
+    /// printed on stdout). Listening beyond localhost must be asked for.
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    pub addr: SocketAddr,
+
+    /// Time limit of one answer that needs a search (a position past an
+    /// opening book, or any position of a game served without a file), in
+    /// seconds, waiting in the queue included; past it the search stops and
+    /// the answer is status 503.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub time_limit: f64,
+
+    /// Searches that run at once, each on its own thread [default: the
+    /// number of cores]. However many clients ask, no more run.
+    #[arg(long, value_name = "N")]
+    pub search_threads: Option<usize>,
+
+    /// Requests for a search that may wait for a search thread; past them
+    /// a request is refused at once with 503 (a waiting request counts
+    /// against its --time-limit).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub search_queue: usize,
+
+    /// Connections open at once [default: 1024, or half the process's limit
+    /// of open files if that is less]; at the cap a new connection takes
+    /// the place of the one idle the longest, or is closed at once when
+    /// none is idle.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+
+    /// Time a client has to send a request's header, from its first byte,
+    /// in seconds; past it the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub header_timeout: f64,
+
+    /// Time a connection may stay open between requests, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub idle_timeout: f64,
+
+    /// How long answers stay valid, in seconds, as Cache-Control's max-age
+    /// (answers carry an ETag: a client that asks again with If-None-Match
+    /// gets 304 while the database is the same).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub max_age: u64,
+
+    /// Let pages from ORIGIN (e.g. `https://example.org`, or `*` for any)
+    /// call the API (CORS). May be given several times.
+    #[arg(long, value_name = "ORIGIN")]
+    pub cors: Vec<String>,
+}
+
+/// `log2` of the entries of `query serve`'s search tables when
+/// `--table-bits` is not given (8 bytes each: 32 MiB a table).
+pub const SERVE_TABLE_BITS: u32 = 22;
+
+/// Which sides the program plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AiSide {
+    /// The player who moves first (also `x` or `a`).
+    First,
+    /// The player who moves second (also `o` or `b`).
+    Second,
+    /// Both players: the program plays itself to the end, then exits.
+    Both,
+}
+
+impl std::str::FromStr for AiSide {
+    type Err = String;
+
+    /// `first` (or `X`, `A`), `second` (or `O`, `B`) or `both`, in any case.
+    fn from_str(s: &str) -> Result<AiSide, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "first" | "x" | "a" => Ok(AiSide::First),
+            "second" | "o" | "b" => Ok(AiSide::Second),
+            "both" => Ok(AiSide::Both),
+            _ => Err("the sides are first (or X, A), second (or O, B) and both".to_owned()),
+        }
+    }
 }

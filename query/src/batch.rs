@@ -9,8 +9,8 @@ use boardsolve::render::Presentation;
 use boardsolve::Oracle;
 use rayon::prelude::*;
 
-use crate::ask::{answer_group, Mode, Refusal, Refused};
 use crate::lines;
+use crate::reply::{answer_group, Mode, Refusal, Refused};
 
 /// Lines answered together in batch mode: enough to keep both cores busy,
 /// few enough that memory stays flat.

@@ -13,6 +13,7 @@ mod info;
 mod lines;
 mod pack;
 mod play;
+mod reply;
 mod serve;
 mod source;
 mod stats;

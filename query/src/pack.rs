@@ -1,60 +1,18 @@
 //! `query pack` and `query unpack`: a sorted or dense database to the
 //! packed layout and back, byte for byte.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use boardsolve::bars::Bars;
 use boardsolve::cli::EXIT_SUCCESS;
-use boardsolve::db::pack::{
-    pack_database, unpack_database, write_packed, PackOptions, DEFAULT_BLOCK_ENTRIES, DEFAULT_LEVEL,
-};
+use boardsolve::db::pack::{pack_database, unpack_database, write_packed, PackOptions};
 use boardsolve::registry::AnyGame;
-use clap::Args;
 
-use crate::args::DbArgs;
+use crate::args::{DbArgs, PackArgs, UnpackArgs};
 use crate::failure::{db_failure, emit, usage, Failure};
 use crate::source::open_db;
-
-/// `query pack`'s arguments.
-#[derive(Args, Debug)]
-pub struct PackArgs {
-    /// The database to pack (sorted or dense; a packed one is packed again
-    /// with these options).
-    #[arg(value_name = "IN")]
-    input: PathBuf,
-
-    /// The packed file to write (replaced atomically if it exists).
-    #[arg(short, long, value_name = "OUT")]
-    output: PathBuf,
-
-    /// Entries per block, a power of two from 64 to 1048576: larger blocks
-    /// compress better, smaller ones decode faster.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCK_ENTRIES)]
-    block_entries: u32,
-
-    /// DEFLATE level, 1 (fastest) to 10 (smallest).
-    #[arg(long, value_name = "L", default_value_t = DEFAULT_LEVEL)]
-    level: u8,
-
-    /// No progress bar.
-    #[arg(short, long)]
-    quiet: bool,
-}
-
-/// `query unpack`'s arguments.
-#[derive(Args, Debug)]
-pub struct UnpackArgs {
-    /// The packed database.
-    #[arg(value_name = "IN")]
-    input: PathBuf,
-
-    /// The sorted or dense file to write: the file that was packed, byte
-    /// for byte (replaced atomically if it exists).
-    #[arg(short, long, value_name = "OUT")]
-    output: PathBuf,
-}
 
 /// The options of the database flags that do not apply to pack and unpack.
 fn refuse_db_flags(db_args: &DbArgs, command: &str) -> Result<(), Failure> {

@@ -16,7 +16,7 @@ use boardsolve::cli::EXIT_SUCCESS;
 use boardsolve::{analyze_position, Analysis, Move, Oracle, Player, Position, Presentation};
 
 use crate::answer;
-use crate::args::{DbArgs, PlayArgs};
+use crate::args::{AiSide, DbArgs, PlayArgs};
 use crate::failure::{usage, Failure};
 use crate::lines::{self, Line};
 use crate::source::Source;
@@ -69,31 +69,6 @@ fn play_with(
     };
     run_session(Session::new(game, db, start, opts))?;
     Ok(EXIT_SUCCESS)
-}
-
-/// Which sides the program plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AiSide {
-    /// The player who moves first (also `x` or `a`).
-    First,
-    /// The player who moves second (also `o` or `b`).
-    Second,
-    /// Both players: the program plays itself to the end, then exits.
-    Both,
-}
-
-impl std::str::FromStr for AiSide {
-    type Err = String;
-
-    /// `first` (or `X`, `A`), `second` (or `O`, `B`) or `both`, in any case.
-    fn from_str(s: &str) -> Result<AiSide, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "first" | "x" | "a" => Ok(AiSide::First),
-            "second" | "o" | "b" => Ok(AiSide::Second),
-            "both" => Ok(AiSide::Both),
-            _ => Err("the sides are first (or X, A), second (or O, B) and both".to_owned()),
-        }
-    }
 }
 
 /// How the session is set up.

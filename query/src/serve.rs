@@ -27,7 +27,6 @@ mod net;
 mod pool;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,71 +44,13 @@ use boardsolve::cli::EXIT_SUCCESS;
 use boardsolve::core::{Cancel, Oracle};
 use boardsolve::registry::AnyGame;
 use boardsolve::{Database, PositionError};
-use clap::Args;
 
-use crate::args::DbArgs;
+use crate::args::{DbArgs, ServeArgs, SERVE_TABLE_BITS};
 use crate::failure::{usage, Failure};
 use crate::source::open_db;
 
 /// Longest accepted request target (path and query), in bytes.
 const MAX_URI: usize = 8192;
-
-#[derive(Args, Debug)]
-pub struct ServeArgs {
-    /// Address to listen on (a port of 0 picks a free one; the address is
-    /// printed on stdout). Listening beyond localhost must be asked for.
-    #[arg(long, default_value = "127.0.0.1:7878")]
-    addr: SocketAddr,
-
-    /// Time limit of one answer that needs a search (a position past an
-    /// opening book, or any position of a game served without a file), in
-    /// seconds, waiting in the queue included; past it the search stops and
-    /// the answer is status 503.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    time_limit: f64,
-
-    /// Searches that run at once, each on its own thread [default: the
-    /// number of cores]. However many clients ask, no more run.
-    #[arg(long, value_name = "N")]
-    search_threads: Option<usize>,
-
-    /// Requests for a search that may wait for a search thread; past them
-    /// a request is refused at once with 503 (a waiting request counts
-    /// against its --time-limit).
-    #[arg(long, value_name = "N", default_value_t = 16)]
-    search_queue: usize,
-
-    /// Connections open at once [default: 1024, or half the process's limit
-    /// of open files if that is less]; at the cap a new connection takes
-    /// the place of the one idle the longest, or is closed at once when
-    /// none is idle.
-    #[arg(long, value_name = "N")]
-    max_connections: Option<usize>,
-
-    /// Time a client has to send a request's header, from its first byte,
-    /// in seconds; past it the connection is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    header_timeout: f64,
-
-    /// Time a connection may stay open between requests, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-    idle_timeout: f64,
-
-    /// How long answers stay valid, in seconds, as Cache-Control's max-age
-    /// (answers carry an ETag: a client that asks again with If-None-Match
-    /// gets 304 while the database is the same).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
-    max_age: u64,
-
-    /// Let pages from ORIGIN (e.g. `https://example.org`, or `*` for any)
-    /// call the API (CORS). May be given several times.
-    #[arg(long, value_name = "ORIGIN")]
-    cors: Vec<String>,
-}
-
-/// `log2` of the entries of the search tables when `--table-bits` is not
-/// given (8 bytes each: 32 MiB a table).
-pub const TABLE_BITS: u32 = 22;
 
 /// The most search threads (and the most connections are bounded by the
 /// limit of open files).
@@ -835,7 +776,7 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
     };
     // Search tables the machine cannot hold are refused before anything
     // is allocated: one for each search thread.
-    let table_bits = db_args.table_bits.unwrap_or(TABLE_BITS);
+    let table_bits = db_args.table_bits.unwrap_or(SERVE_TABLE_BITS);
     for game in &searched {
         args.check_tables(game, table_bits).map_err(|e| usage(&e))?;
     }

@@ -12,24 +12,10 @@ use boardsolve::cli::{EXIT_SUCCESS, EXIT_USAGE};
 use boardsolve::registry::AnyGame;
 use boardsolve::render::signed;
 use boardsolve::{Database, Player, Presentation};
-use clap::Args;
 
-use crate::args::DbArgs;
+use crate::args::{DbArgs, StatsArgs};
 use crate::failure::{db_failure, Failure};
 use crate::source::Source;
-
-/// Options of `query stats`.
-#[derive(Args, Debug)]
-pub struct StatsArgs {
-    /// Report only this heuristic, with example positions where it fails
-    /// (10 unless --examples says otherwise).
-    #[arg(long, value_name = "NAME")]
-    heuristic: Option<String>,
-
-    /// Example positions to list for each heuristic reported.
-    #[arg(long, value_name = "N")]
-    examples: Option<usize>,
-}
 
 /// `query stats` on the database the flags name.
 pub fn run(db_args: &DbArgs, args: &StatsArgs) -> Result<u8, Failure> {
