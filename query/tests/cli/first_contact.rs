@@ -349,15 +349,18 @@ fn statistics_of_an_opening_book_say_what_they_cannot_count() {
 
 #[test]
 fn a_closed_stdout_ends_quietly() {
-    for args in [
-        &["verify"][..],
-        &["info"],
-        &["a1 e5"],
-        &["--json", "-"],
-        &["stats"],
+    // The commands that read a whole file, on a small one.
+    let small = tempfile::tempdir().unwrap();
+    write_default(small.path(), "british-square", "4x4");
+    for (dir, args) in [
+        (small.path(), &["--variant", "4x4", "verify"][..]),
+        (defaults(), &["info"]),
+        (defaults(), &["a1 e5"]),
+        (defaults(), &["--json", "-"]),
+        (small.path(), &["--variant", "4x4", "stats"]),
     ] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_query"))
-            .current_dir(defaults())
+            .current_dir(dir)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
