@@ -58,7 +58,7 @@ use std::sync::Arc;
 use std::sync::OnceLock;
 
 use boardsolve::analysis::{
-    analyze_many, analyze_position, evaluate, json, picture, principal_variation, Analysis,
+    analyze_position, analyze_positions, evaluate, json, picture, principal_variation, Analysis,
     QueryError,
 };
 use boardsolve::core::{Oracle, Position};
@@ -601,10 +601,10 @@ impl Tablebase {
             .iter()
             .map(|p| Ok(game.parse(bounded(p.as_ref())?)?))
             .collect();
-        let states: Vec<u64> = parsed.iter().flatten().map(|p| p.state).collect();
-        let mut analyses = Vec::with_capacity(states.len());
+        let valid: Vec<Position> = parsed.iter().flatten().copied().collect();
+        let mut analyses = Vec::with_capacity(valid.len());
         let searched = self.with_oracle(|o| {
-            analyze_many(game, o, &states, &mut analyses);
+            analyze_positions(game, o, &valid, &mut analyses);
             Ok(())
         });
         let mut analyses = analyses.into_iter();
@@ -619,14 +619,12 @@ impl Tablebase {
                 // As `probe_json`: an oracle that failed fails every
                 // position, before it is read.
                 let answer = searched.as_ref().map_err(ProbeError::clone_search);
-                let answer = answer.and(position).and_then(|position| {
+                let answer = answer.and(position).and_then(|_| {
                     // One analysis per position parsed, in order.
                     let Some(analysis) = analyses.next() else {
-                        unreachable!("analyze_many answers every state")
+                        unreachable!("analyze_positions answers every position")
                     };
-                    let mut a = analysis?;
-                    a.to_move = position.to_move;
-                    a.lead = position.lead;
+                    let a = analysis?;
                     Ok(json::answer(game, input, &a, None))
                 });
                 answer.unwrap_or_else(|e| json::error(Some(input), &e.to_string()))

@@ -2,10 +2,10 @@
 //! refused: what `query POSITION` ([`crate::ask`]) and batch mode
 //! ([`crate::batch`]) print for each position.
 
-use boardsolve::analysis::{analyze_many, analyze_weak, json};
+use boardsolve::analysis::{analyze_positions, analyze_weak, json};
 use boardsolve::cli::{EXIT_DATABASE, EXIT_FAILURE, EXIT_SUCCESS};
 use boardsolve::render::Presentation;
-use boardsolve::{analyze_position, principal_variation, Oracle, QueryError};
+use boardsolve::{analyze_position, principal_variation, Oracle, Position, QueryError};
 
 use crate::answer;
 
@@ -140,22 +140,20 @@ pub fn answer_group(
             .collect();
     }
     let parsed: Vec<_> = inputs.iter().map(|t| game.parse(t)).collect();
-    let states: Vec<u64> = parsed.iter().flatten().map(|p| p.state).collect();
-    let mut analyses = Vec::with_capacity(states.len());
-    analyze_many(game, db, &states, &mut analyses);
+    let positions: Vec<Position> = parsed.iter().flatten().copied().collect();
+    let mut analyses = Vec::with_capacity(positions.len());
+    analyze_positions(game, db, &positions, &mut analyses);
     let mut analyses = analyses.into_iter();
     inputs
         .iter()
         .zip(parsed)
         .map(|(input, position)| {
-            let position = position?;
+            position?;
             // One analysis per position parsed, in order.
             let Some(analysis) = analyses.next() else {
-                unreachable!("analyze_many answers every state")
+                unreachable!("analyze_positions answers every position")
             };
-            let mut a = analysis?;
-            a.to_move = position.to_move;
-            a.lead = position.lead;
+            let a = analysis?;
             Ok(if mode.json {
                 json::answer(game, input, &a, None)
             } else {

@@ -409,6 +409,24 @@ pub fn analyze_many(
     });
 }
 
+/// [`analyze_position`] of each of `positions`: `out[i]` answers
+/// `positions[i]`, the lookups of all made together ([`analyze_many`]).
+pub fn analyze_positions(
+    game: &dyn Game,
+    db: &dyn Oracle,
+    positions: &[Position],
+    out: &mut Vec<Result<Analysis, QueryError>>,
+) {
+    let states: Vec<u64> = positions.iter().map(|p| p.state).collect();
+    analyze_many(game, db, &states, out);
+    for (a, p) in out.iter_mut().zip(positions) {
+        if let Ok(a) = a {
+            a.to_move = p.to_move;
+            a.lead = p.lead;
+        }
+    }
+}
+
 /// Buffers [`analyze_many`] reuses from call to call.
 #[derive(Default)]
 struct Group {
