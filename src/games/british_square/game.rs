@@ -316,17 +316,28 @@ impl BritishSquare {
         }
         let n = self.n as usize;
         // The cells in order, rows joined: one pass, without allocating
-        // (batch mode parses hundreds of thousands of boards a second).
+        // (batch mode parses millions of boards a second).
         let cells = board_text.chars().filter(|&c| c != '/');
         let (mut rows, mut row_len, mut rows_ok, mut count) = (1, 0, true, 0);
-        for c in board_text.chars() {
-            if c == '/' {
-                rows_ok &= row_len == n;
-                rows += 1;
-                row_len = 0;
-            } else {
-                row_len += 1;
-                count += 1;
+        if board_text.is_ascii() {
+            // Bytes are characters: no decoding.
+            for &b in board_text.as_bytes() {
+                let slash = b == b'/';
+                rows_ok &= !slash || row_len == n;
+                rows += usize::from(slash);
+                row_len = if slash { 0 } else { row_len + 1 };
+                count += usize::from(!slash);
+            }
+        } else {
+            for c in board_text.chars() {
+                if c == '/' {
+                    rows_ok &= row_len == n;
+                    rows += 1;
+                    row_len = 0;
+                } else {
+                    row_len += 1;
+                    count += 1;
+                }
             }
         }
         if rows > 1 && !(rows_ok && row_len == n && rows == n) {
@@ -349,11 +360,17 @@ impl BritishSquare {
         let (mut x, mut o) = (0u64, 0u64);
         let mut valid = board_text.is_ascii();
         if valid {
-            for (i, b) in board_text.bytes().filter(|&b| b != b'/').enumerate() {
+            // `count` is the number of cells, at most 64: every shift is in
+            // range. A '/' is neither piece (0x2f & !0x20 is 0x0f) and
+            // moves on no cell.
+            let mut i = 0;
+            for &b in board_text.as_bytes() {
                 let upper = b & !0x20;
                 x |= u64::from(upper == b'X') << i;
                 o |= u64::from(upper == b'O') << i;
-                valid &= upper == b'X' || upper == b'O' || b == b'.';
+                // `|`, not `||`: no branch on what the cell holds.
+                valid &= (upper == b'X') | (upper == b'O') | (b == b'.') | (b == b'/');
+                i += u32::from(b != b'/');
             }
         }
         if !valid {
@@ -560,7 +577,11 @@ impl Game for BritishSquare {
             return self.parse_move_list(rest);
         }
         // A move list starts with a move (cell number, coordinate or pass);
-        // a board never does.
+        // a board never does. A board's first cell is no move's first
+        // character.
+        if matches!(t.as_bytes()[0], b'.' | b'X' | b'x' | b'O' | b'o') {
+            return self.parse_board(t);
+        }
         let first = t
             .split(|c: char| c == ',' || c.is_whitespace())
             .next()
