@@ -304,40 +304,21 @@ impl BritishSquare {
         (s | 1 << (u32::from(mv.0) + offset)) ^ self.side_bit()
     }
 
-    fn parse_board(&self, input: &str) -> Result<u64, PositionError> {
-        let mut tokens = input.split_whitespace();
-        let board_text = tokens.next().unwrap_or("");
-        let side_text = tokens.next();
-        if tokens.next().is_some() {
-            return Err(PositionError::malformed(
-                input,
-                "expected a board and at most a side to move",
-            ));
-        }
+    /// The pieces (X's, O's) of a board that [`BritishSquare::scan_cells`]
+    /// did not read, character by character; or what is wrong with it.
+    fn read_cells(&self, input: &str, board_text: &str) -> Result<(u64, u64), PositionError> {
         let n = self.n as usize;
-        // The cells in order, rows joined: one pass, without allocating
-        // (batch mode parses millions of boards a second).
+        // The cells in order, rows joined.
         let cells = board_text.chars().filter(|&c| c != '/');
         let (mut rows, mut row_len, mut rows_ok, mut count) = (1, 0, true, 0);
-        if board_text.is_ascii() {
-            // Bytes are characters: no decoding.
-            for &b in board_text.as_bytes() {
-                let slash = b == b'/';
-                rows_ok &= !slash || row_len == n;
-                rows += usize::from(slash);
-                row_len = if slash { 0 } else { row_len + 1 };
-                count += usize::from(!slash);
-            }
-        } else {
-            for c in board_text.chars() {
-                if c == '/' {
-                    rows_ok &= row_len == n;
-                    rows += 1;
-                    row_len = 0;
-                } else {
-                    row_len += 1;
-                    count += 1;
-                }
+        for c in board_text.chars() {
+            if c == '/' {
+                rows_ok &= row_len == n;
+                rows += 1;
+                row_len = 0;
+            } else {
+                row_len += 1;
+                count += 1;
             }
         }
         if rows > 1 && !(rows_ok && row_len == n && rows == n) {
@@ -384,6 +365,69 @@ impl BritishSquare {
                 ));
             }
         }
+        Ok((x, o))
+    }
+
+    /// The pieces (X's, O's) of a well-formed board (`n` rows of `n`
+    /// cells, '/' between the rows or not), eight characters at a time:
+    /// batch mode and Python parse millions of boards a second. `None` for
+    /// anything else, which [`BritishSquare::read_cells`] reads and
+    /// explains.
+    fn scan_cells(&self, board: &[u8]) -> Option<(u64, u64)> {
+        let n = self.n as usize;
+        let slashed = board.len() == n * n + n - 1 && n > 1;
+        if board.len() != n * n && !slashed {
+            return None;
+        }
+        let mut bytes = [0u8; 64];
+        bytes.get_mut(..board.len())?.copy_from_slice(board);
+        let (mut x, mut o, mut dot, mut slash) = (0u64, 0u64, 0u64, 0u64);
+        for (k, word) in bytes
+            .chunks_exact(8)
+            .take(board.len().div_ceil(8))
+            .enumerate()
+        {
+            let w = u64::from_le_bytes(word.try_into().ok()?);
+            let upper = w & !(0x20 * ONES);
+            x |= bytes_equal(upper, b'X') << (8 * k);
+            o |= bytes_equal(upper, b'O') << (8 * k);
+            dot |= bytes_equal(w, b'.') << (8 * k);
+            slash |= bytes_equal(w, b'/') << (8 * k);
+        }
+        // Every character one of these (the padding is none of them).
+        if x | o | dot | slash != u64::MAX >> (64 - board.len()) {
+            return None;
+        }
+        if !slashed {
+            return (slash == 0).then_some((x, o));
+        }
+        // A '/' after each row but the last, and the rows joined.
+        let row = (1u64 << n) - 1;
+        let (mut want, mut cx, mut co) = (0u64, 0u64, 0u64);
+        for r in 0..n {
+            let at = r * (n + 1);
+            if r + 1 < n {
+                want |= 1 << (at + n);
+            }
+            cx |= (x >> at & row) << (r * n);
+            co |= (o >> at & row) << (r * n);
+        }
+        (slash == want).then_some((cx, co))
+    }
+
+    fn parse_board(&self, input: &str) -> Result<u64, PositionError> {
+        let [board_text, side_text, extra] = first_words(input);
+        let board_text = board_text.unwrap_or("");
+        if extra.is_some() {
+            return Err(PositionError::malformed(
+                input,
+                "expected a board and at most a side to move",
+            ));
+        }
+        let (x, o) = match self.scan_cells(board_text.as_bytes()) {
+            Some(pieces) => pieces,
+            None => self.read_cells(input, board_text)?,
+        };
         let touching = x & self.neighbours(o);
         if touching != 0 {
             let cx = touching.trailing_zeros();
@@ -711,6 +755,42 @@ impl Game for BritishSquare {
     }
 }
 
+/// A byte of value 1 in each of a word's eight bytes.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Bit `i` set where byte `i` of `w` (little-endian) is `c`.
+#[inline]
+fn bytes_equal(w: u64, c: u8) -> u64 {
+    const LOW7: u64 = 0x7f * ONES;
+    let t = w ^ (u64::from(c) * ONES);
+    // The top bit of each byte that is not zero (exact: no borrows).
+    let nonzero = ((t & LOW7) + LOW7) | t;
+    let zero = !nonzero & (0x80 * ONES);
+    // The eight top bits gathered into the low byte.
+    (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// The first three words of `text`, as `split_whitespace` gives them;
+/// ASCII text (nearly every position) without decoding it: its whitespace
+/// is '\t' to '\r' and ' '.
+fn first_words(text: &str) -> [Option<&str>; 3] {
+    let mut words = [None; 3];
+    if text.is_ascii() {
+        let ascii = text
+            .as_bytes()
+            .split(|b| matches!(b, b'\t'..=b'\r' | b' '))
+            .filter(|w| !w.is_empty());
+        for (slot, w) in words.iter_mut().zip(ascii) {
+            *slot = std::str::from_utf8(w).ok();
+        }
+    } else {
+        for (slot, w) in words.iter_mut().zip(text.split_whitespace()) {
+            *slot = Some(w);
+        }
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,5 +896,71 @@ mod tests {
         assert!(BritishSquare::from_variant("6x6").is_err());
         assert!(BritishSquare::from_variant("4x5").is_err());
         assert!(BritishSquare::from_variant("huge").is_err());
+    }
+
+    #[test]
+    fn first_words_are_split_whitespace_s() {
+        for text in [
+            "",
+            "   ",
+            "XX.OO/XX.OO/XX.OO/XXX.O/XX.OO O",
+            " a\tb\x0bc\x0cd\re\nf ",
+            "one two three four",
+            "x\u{3000}o",
+            "\u{85}board side",
+            "é é é",
+        ] {
+            let mut want = [None; 3];
+            for (slot, w) in want.iter_mut().zip(text.split_whitespace()) {
+                *slot = Some(w);
+            }
+            assert_eq!(first_words(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn boards_scanned_eight_characters_at_a_time_read_as_one_at_a_time() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for variant in ["3x3", "4x4", "5x5"] {
+            let g = BritishSquare::from_variant(variant).unwrap();
+            let n = g.n as usize;
+            let mut scanned = 0;
+            for round in 0..20_000 {
+                // Mostly well-formed boards (in both layouts, any case),
+                // some with a character or a length wrong.
+                let alphabet: &[char] = if round % 4 == 0 {
+                    &['X', 'x', 'O', 'o', '.', '/', 'a', ' ', 'é', '\0']
+                } else {
+                    &['X', 'x', 'O', 'o', '.', '.', '.']
+                };
+                let mut text = String::new();
+                for r in 0..n {
+                    if r > 0 && round % 2 == 0 {
+                        text.push('/');
+                    }
+                    for _ in 0..n {
+                        text.push(alphabet[next() as usize % alphabet.len()]);
+                    }
+                }
+                if round % 7 == 0 {
+                    text.push('.');
+                }
+                let fast = g.scan_cells(text.as_bytes());
+                let slow = g.read_cells(&text, &text).ok();
+                if let Some(pieces) = fast {
+                    scanned += 1;
+                    assert_eq!(Some(pieces), slow, "{text:?}");
+                } else if round % 4 != 0 && round % 7 != 0 {
+                    panic!("{text:?} is well-formed: scanned at once");
+                }
+            }
+            assert!(scanned > 10_000, "{variant}: {scanned}");
+        }
     }
 }
