@@ -494,8 +494,9 @@ impl Tablebase {
         self.db.len() == 0
     }
 
-    /// Builds the file's small in-memory lookup index (every 256th record,
-    /// read once), which makes each later lookup several times faster.
+    /// Builds the file's small in-memory lookup index (every 32nd to 256th
+    /// record, as the processor's last-level cache allows; read once),
+    /// which makes each later lookup several times faster.
     /// [`Tablebase::probe_many`] and [`Tablebase::eval_many`] build it for
     /// a batch of [`BATCH_INDEX`] positions or more; call it before many
     /// single probes. Idempotent and thread-safe.
