@@ -92,12 +92,11 @@ pub fn answer_stdin(
         });
         let mut refused = Refused::default();
         let mut line_no = 0u64;
-        for batch in rx {
+        for mut batch in rx {
             // Groups of lines are answered together, their lookups
             // overlapping; small enough that a short batch still keeps
             // every thread busy.
             let group = (batch.len() / (4 * rayon::current_num_threads())).clamp(1, GROUP);
-            let mut batch = batch;
             let answers: Vec<(String, Result<String, Refusal>)> = batch
                 .par_chunks_mut(group)
                 .flat_map_iter(|lines| answer_lines(game, db, lines, mode))

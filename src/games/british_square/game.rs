@@ -899,7 +899,7 @@ mod tests {
     }
 
     #[test]
-    fn first_words_are_split_whitespace_s() {
+    fn first_words_split_as_split_whitespace_does() {
         for text in [
             "",
             "   ",
