@@ -407,7 +407,11 @@ impl<'a> Session<'a> {
     fn summary(&mut self, a: &Analysis, out: &mut String) {
         self.summarised = true;
         let game = self.game;
-        let _ = writeln!(out, "Game over after {} moves.", self.history.len());
+        let _ = writeln!(
+            out,
+            "Game over after {}.",
+            count(self.history.len(), "move")
+        );
         if let Some(f) = a.final_lead() {
             let first = game.player_name(Player::First);
             let second = game.player_name(Player::Second);
@@ -436,13 +440,13 @@ impl<'a> Session<'a> {
                 .filter(|s| s.before.to_move == player)
                 .count();
             if mistakes.is_empty() {
-                let _ = writeln!(out, "{name} played perfectly ({moves} moves).");
+                let _ = writeln!(out, "{name} played perfectly ({}).", count(moves, "move"));
             } else {
                 let _ = writeln!(
                     out,
-                    "{name} made {} mistake{} in {moves} moves:",
-                    mistakes.len(),
-                    if mistakes.len() == 1 { "" } else { "s" }
+                    "{name} made {} in {}:",
+                    count(mistakes.len(), "mistake"),
+                    count(moves, "move")
                 );
                 for (i, s) in mistakes {
                     let _ = writeln!(
@@ -677,5 +681,14 @@ fn run_editor(mut session: Session<'_>) -> Result<()> {
             Err(ReadlineError::Eof) => return Ok(()),
             Err(e) => return Err(e).context("reading a command"),
         }
+    }
+}
+
+/// `n` and a noun, plural unless `n` is 1: "1 move", "2 moves".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

@@ -157,11 +157,70 @@ fn search_without_a_database_and_a_book_agree() {
         );
     }
     query()
-        .args(["--game", "k-in-a-row", "--variant", "7x7,k=5", "start"])
+        .args(["--game", "k-in-a-row", "--variant", "7x8,k=5", "start"])
         .assert()
-        .failure()
-        .stderr(contains("more than 40"));
+        .code(2)
+        .stderr(contains("more than 49"));
     assert_eq!(g.descriptor().variant, "4x5,k=4");
+}
+
+/// 7x7, the largest board: a book of its ranked positions answers as the
+/// search does, and positions past the book's keys (40 stones) are
+/// answered by search, as text, JSON and SVG, and played to the end.
+#[test]
+fn seven_by_seven_with_and_without_a_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = KInARow::from_variant("7x7,k=3").unwrap();
+    let mut o = BookOptions::new(2);
+    o.table_bits = 18;
+    let sol = build_book(&g, &o, &NoProgress).unwrap();
+    let book = dir.path().join("kinarow-7x7-k=3.db");
+    boardsolve::db::write_database(&book, g.descriptor(), &sol.into()).unwrap();
+    for position in [
+        "start",
+        "d4",
+        "d4 c3",
+        "d4 c3 e5",
+        "a1 b1 c1 d1 e1 f1 g1 a2 b2",
+    ] {
+        let with = query()
+            .arg("--db")
+            .arg(&book)
+            .args(["--table-bits", "18", "--json", position])
+            .assert()
+            .success();
+        let without = query()
+            .args(["--game", "k-in-a-row", "--variant", "7x7,k=3"])
+            .args(["--table-bits", "18", "--json", position])
+            .assert()
+            .success();
+        assert_eq!(
+            with.get_output().stdout,
+            without.get_output().stdout,
+            "{position}"
+        );
+    }
+    let deep = ".XOXOXO/XOX.XOO/X..XX.O/O.XXOOO/OOOXXOX/X.OO.XO/XX.XXOO";
+    let k5 = ["--game", "k-in-a-row", "--variant", "7x7,k=5"];
+    let out = query().args(k5).args(["--json", deep]).assert().success();
+    let j: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(j["position"], format!("{deep} X"));
+    let moves = j["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 9);
+    let best = moves.iter().map(|m| m["value"].as_i64().unwrap()).max();
+    assert_eq!(j["value"].as_i64(), best);
+    let svg = query()
+        .args(k5)
+        .args(["--svg", "-", deep])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&svg.get_output().stdout).starts_with("<svg"));
+    query()
+        .args(k5)
+        .args(["play", "--ai", "both", deep])
+        .assert()
+        .success()
+        .stdout(contains("Game over after"));
 }
 
 #[test]

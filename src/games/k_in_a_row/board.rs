@@ -1,21 +1,20 @@
 //! The board of k-in-a-row: its size and `k` ([`Variant`]), the cells,
-//! lines and symmetries that follow from them ([`Geometry`]), and the
-//! base-3 state key.
+//! lines and symmetries that follow from them ([`Geometry`]), and a
+//! position as two bitboards ([`Stones`]).
 //!
 //! Cells are numbered row-major from the top left: cell `r * cols + c` is
 //! row `r` (from the top) and column `c` (from the left). A set of cells
-//! is a `u64` with bit `cell` set. The key of a position is
-//! `sum(digit(cell) * 3^cell)`, the digit 0 for an empty cell, 1 for an `X`
-//! stone and 2 for an `O` stone: every position of a board of at most 40
-//! cells has a key below `3^40 < 2^64`.
+//! is a `u64` with bit `cell` set.
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::core::Player;
 
-/// The most cells of a board: `3^40` keys fit a 64-bit word, `3^41` do not.
-pub const MAX_CELLS: u32 = 40;
+/// The most cells of a board, 7x7: a position of the search's table is
+/// two bitboards packed into the 104 bits its 16-byte entry spares for
+/// them (`search`), room for 52 cells.
+pub const MAX_CELLS: u32 = 49;
 
 /// A board size and the length of a winning line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,10 +33,10 @@ pub enum VariantSpecError {
     /// A side is zero.
     #[error("a board needs at least one row and one column")]
     Empty,
-    /// Too many cells for a 64-bit key.
+    /// More cells than [`MAX_CELLS`].
     #[error(
-        "{rows}x{cols} has {cells} cells, more than {MAX_CELLS}: the 3^cells positions of a \
-         larger board do not fit a 64-bit key"
+        "{rows}x{cols} has {cells} cells, more than {MAX_CELLS} (7x7), the largest board \
+         played"
     )]
     TooLarge {
         /// Rows asked for.
@@ -154,7 +153,7 @@ impl FromStr for Variant {
 }
 
 /// What follows from a [`Variant`]: the lines, the lines through each
-/// cell, the symmetries as cell maps, and the powers of 3 of the key.
+/// cell, and the symmetries as cell maps.
 #[derive(Clone, Debug)]
 pub struct Geometry {
     variant: Variant,
@@ -165,8 +164,6 @@ pub struct Geometry {
     through: Vec<Vec<u16>>,
     /// Per symmetry: the image of each cell.
     maps: Vec<Vec<u8>>,
-    /// `3^cell` for each cell.
-    pow3: Vec<u64>,
 }
 
 impl Geometry {
@@ -220,14 +217,12 @@ impl Geometry {
                     .collect()
             })
             .collect();
-        let pow3 = (0..cells).map(|i| 3u64.pow(i)).collect();
         Geometry {
             variant,
             cells,
             lines,
             through,
             maps,
-            pow3,
         }
     }
 
@@ -283,18 +278,6 @@ impl Geometry {
         out
     }
 
-    /// `3^cell`, what a stone on `cell` adds to the key (twice for `O`).
-    #[inline]
-    pub fn pow3(&self, cell: u32) -> u64 {
-        self.pow3[cell as usize]
-    }
-
-    /// `3^cells`: every key is below it.
-    pub fn key_end(&self) -> u64 {
-        // At most 3^40, which fits.
-        self.pow3[self.cells as usize - 1] * 3
-    }
-
     /// True when `stones` hold a full line.
     #[inline]
     pub fn has_line(&self, stones: u64) -> bool {
@@ -308,38 +291,6 @@ impl Geometry {
             let l = self.lines[usize::from(i)];
             stones & l == l
         })
-    }
-
-    /// The key of the position with `x`'s and `o`'s stones.
-    pub fn encode(&self, x: u64, o: u64) -> u64 {
-        let mut key = 0;
-        let mut rest = x | o;
-        while rest != 0 {
-            let cell = rest.trailing_zeros();
-            rest &= rest - 1;
-            let digit = if x >> cell & 1 != 0 { 1 } else { 2 };
-            key += digit * self.pow3[cell as usize];
-        }
-        key
-    }
-
-    /// The stones of `X` and of `O` of a key, if it is below `3^cells`.
-    pub fn decode(&self, key: u64) -> Option<(u64, u64)> {
-        if key >= self.key_end() {
-            return None;
-        }
-        let (mut x, mut o, mut rest) = (0u64, 0u64, key);
-        let mut cell = 0;
-        while rest != 0 {
-            match rest % 3 {
-                1 => x |= 1 << cell,
-                2 => o |= 1 << cell,
-                _ => {}
-            }
-            rest /= 3;
-            cell += 1;
-        }
-        Some((x, o))
     }
 }
 
@@ -397,11 +348,12 @@ mod tests {
         assert_eq!("4x4".parse::<Variant>().unwrap().k(), 3);
         assert_eq!("1x2".parse::<Variant>().unwrap().k(), 2);
         for bad in [
-            "3", "3x", "x3", "3x3,k=", "3x3,k=0", "3x3,k=4", "0x3", "7x7", "3x3,q=3",
+            "3", "3x", "x3", "3x3,k=", "3x3,k=0", "3x3,k=4", "0x3", "7x8", "3x3,q=3",
         ] {
             assert!(bad.parse::<Variant>().is_err(), "{bad}");
         }
-        assert!("5x8,k=5".parse::<Variant>().is_ok(), "40 cells");
+        assert!("7x7,k=5".parse::<Variant>().is_ok(), "49 cells");
+        assert!("5x10,k=5".parse::<Variant>().is_err(), "50 cells");
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! symmetries and the notation.
 //!
 //! # State key (a public contract, see `format-spec.md`)
-//! `sum(digit(cell) * 3^cell)` over the cells, numbered row-major from the
-//! top left, with digit 0 for an empty cell, 1 for `X` and 2 for `O`. The
-//! side to move follows from the stone counts. The key needs
-//! `ceil(cells * log2 3)` bits: 15 on 3x3, 26 on 4x4, 40 on 5x5.
+//! Up to 35 cells, `sum(digit(cell) * 3^cell)` over the cells, numbered
+//! row-major from the top left, with digit 0 for an empty cell, 1 for `X`
+//! and 2 for `O`: `ceil(cells * log2 3)` bits, 15 on 3x3, 26 on 4x4, 40 on
+//! 5x5. On larger boards the positions of few stones are ranked and the
+//! others get handles ([`Keys`]). The side to move follows from the stone
+//! counts.
 //!
 //! # Values
 //! The move that completes a line earns 1 as the edge's reward, and a
@@ -15,6 +17,7 @@
 //! loser's slowest loss; a draw fills the board.
 
 use super::board::{Geometry, Stones, Variant, VariantSpecError};
+use super::key::Keys;
 use super::{ID, NAME};
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
@@ -24,6 +27,7 @@ use crate::core::{
 #[derive(Clone, Debug)]
 pub struct KInARow {
     geo: Geometry,
+    keys: Keys,
     desc: GameDescriptor,
 }
 
@@ -33,25 +37,48 @@ fn bits_for(n: u64) -> u32 {
 }
 
 impl KInARow {
-    /// k-in-a-row on `variant`. Boards whose records do not fit 64 bits
-    /// (more than 35 cells) are answered by search only
-    /// ([`GameDescriptor::storage_error`]).
+    /// k-in-a-row on `variant`.
     pub fn new(variant: Variant) -> KInARow {
         let geo = Geometry::new(variant);
-        let key_bits = bits_for(geo.key_end() - 1);
+        // -1, 0 or +1: a sign bit and one bit.
+        let value_bits = 2;
+        let remoteness_bits = bits_for(u64::from(variant.cells()));
+        let keys = Keys::new(variant.cells(), value_bits + remoteness_bits);
         KInARow {
             desc: GameDescriptor {
                 name: NAME,
                 id: ID,
                 variant: variant.to_string(),
-                key_bits,
-                // -1, 0 or +1: a sign bit and one bit.
-                value_bits: 2,
-                remoteness_bits: bits_for(u64::from(variant.cells())),
+                key_bits: bits_for(keys.end() - 1),
+                value_bits,
+                remoteness_bits,
                 dense: false,
             },
+            keys,
             geo,
         }
+    }
+
+    /// k-in-a-row on `variant` with ranked keys (and handles) whatever the
+    /// board, numbering only positions of at most `max_stones` stones: the
+    /// large boards' keys on a board small enough to check them against
+    /// the base-3 ones.
+    #[cfg(test)]
+    pub(super) fn with_ranked_keys(variant: Variant, max_stones: u32, capacity: usize) -> KInARow {
+        let mut g = KInARow::new(variant);
+        let cells = variant.cells();
+        // The key bits that rank `max_stones` stones and no more.
+        let bits = (1..=63)
+            .find(|&b| super::key::Ranked::new(cells, b, 1).max_stones() >= max_stones)
+            .unwrap_or(63);
+        g.keys = Keys::Ranked(super::key::Ranked::new(cells, bits, capacity));
+        g.desc.key_bits = bits_for(g.keys.end() - 1);
+        g
+    }
+
+    /// How positions are numbered.
+    pub fn keys(&self) -> &Keys {
+        &self.keys
     }
 
     /// Parses a variant spec `RxC,k=K` (empty or `tic-tac-toe`: 3x3,k=3).
@@ -73,16 +100,15 @@ impl KInARow {
     }
 
     /// The stones of a state key the engine produced; a malformed key
-    /// (which no caller of the engine passes) reads as the empty board
-    /// rather than panicking.
+    /// (which no caller of the engine passes, or a handle of a table that
+    /// has started over) reads as the empty board rather than panicking.
     pub fn stones(&self, state: u64) -> Stones {
-        let (x, o) = self.geo.decode(state).unwrap_or((0, 0));
-        Stones { x, o }
+        self.keys.decode(state).unwrap_or(Stones { x: 0, o: 0 })
     }
 
     /// The key of a position.
     pub fn key(&self, s: Stones) -> u64 {
-        self.geo.encode(s.x, s.o)
+        self.keys.encode(s)
     }
 
     /// The player with a full line on the board, if any.
@@ -311,8 +337,8 @@ impl KInARow {
 }
 
 impl Game for KInARow {
-    /// At most `3^cells` keys; a value is -1, 0 or +1; a game is at most a
-    /// stone a cell.
+    /// At most `3^cells` keys (the ranked positions on a large board); a
+    /// value is -1, 0 or +1; a game is at most a stone a cell.
     fn limits(&self) -> Limits {
         let exact = match self.desc.variant.as_str() {
             // Counted by the complete solve (`tests` below).
@@ -320,7 +346,7 @@ impl Game for KInARow {
             _ => None,
         };
         Limits {
-            states: exact.unwrap_or(self.geo.key_end()),
+            states: exact.unwrap_or(self.keys.end()),
             exact_states: exact,
             max_net: 1,
             max_remoteness: self.geo.cells(),
@@ -353,8 +379,10 @@ impl Game for KInARow {
 
     fn transform(&self, state: u64, sym: usize) -> u64 {
         let s = self.stones(state);
-        self.geo
-            .encode(self.geo.map_set(s.x, sym), self.geo.map_set(s.o, sym))
+        self.key(Stones {
+            x: self.geo.map_set(s.x, sym),
+            o: self.geo.map_set(s.o, sym),
+        })
     }
 
     fn transform_move(&self, mv: Move, sym: usize) -> Move {
@@ -367,12 +395,19 @@ impl Game for KInARow {
 
     fn canonical(&self, state: u64) -> u64 {
         let s = self.stones(state);
-        (1..self.geo.symmetry_count()).fold(state, |best, sym| {
-            best.min(
-                self.geo
-                    .encode(self.geo.map_set(s.x, sym), self.geo.map_set(s.o, sym)),
-            )
-        })
+        if let Keys::Base3(_) = self.keys {
+            return (1..self.geo.symmetry_count()).fold(state, |best, sym| {
+                best.min(self.key(Stones {
+                    x: self.geo.map_set(s.x, sym),
+                    o: self.geo.map_set(s.o, sym),
+                }))
+            });
+        }
+        self.keys
+            .smallest((0..self.geo.symmetry_count()).map(|sym| Stones {
+                x: self.geo.map_set(s.x, sym),
+                o: self.geo.map_set(s.o, sym),
+            }))
     }
 
     fn moves(&self, state: u64, out: &mut Vec<Edge>) {
@@ -382,10 +417,7 @@ impl Game for KInARow {
         }
         let me = s.to_move();
         let mut empty = self.geo.full() & !(s.x | s.o);
-        let digit = match me {
-            Player::First => 1,
-            Player::Second => 2,
-        };
+        let x_moves = me == Player::First;
         while empty != 0 {
             let cell = empty.trailing_zeros();
             empty &= empty - 1;
@@ -393,7 +425,7 @@ impl Game for KInARow {
             let wins = self.geo.has_line_through(mine, cell);
             out.push(Edge {
                 mv: Move(cell as u16),
-                child: state + digit * self.geo.pow3(cell),
+                child: self.keys.child(state, s, cell, x_moves),
                 reward: i8::from(wins),
                 again: false,
             });
@@ -401,10 +433,9 @@ impl Game for KInARow {
     }
 
     fn is_valid_key(&self, key: u64) -> bool {
-        self.geo.decode(key).is_some_and(|(x, o)| {
-            let s = Stones { x, o };
-            s.counts_fit() && self.unreachable(s).is_none()
-        })
+        self.keys
+            .decode(key)
+            .is_some_and(|s| s.counts_fit() && self.unreachable(s).is_none())
     }
 
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
@@ -434,8 +465,12 @@ impl Game for KInARow {
         }
     }
 
+    /// A key that names no position (a handle of a generation the table
+    /// has dropped) prints as a note saying so, not as some board.
     fn format_position(&self, state: u64) -> String {
-        let s = self.stones(state);
+        let Some(s) = self.keys.decode(state) else {
+            return format!("(key {state:#x} names no position of {})", self.variant());
+        };
         let cols = self.variant().cols();
         let mut out = String::with_capacity(self.geo.cells() as usize * 2);
         for cell in 0..self.geo.cells() {

@@ -19,16 +19,18 @@
 //! `b`, row 2 from the top), separated by spaces or commas.
 //!
 //! # Key
-//! Base 3: `sum(digit(cell) * 3^cell)`, the digit 0 for an empty cell, 1
-//! for `X`, 2 for `O` ([`Geometry::encode`]). Every position of a board of
-//! at most 40 cells has a key below `2^64`; a record (key, a 2-bit value and
-//! the remoteness) fits 64 bits up to 35 cells, so larger boards are
-//! answered by search with no database. The engine's canonical key is the
-//! smallest key over the board's symmetries (8 on a square, 4 on a
-//! rectangle); the search keys its table by the exact key instead.
+//! Up to 35 cells, base 3: `sum(digit(cell) * 3^cell)`, the digit 0 for
+//! an empty cell, 1 for `X`, 2 for `O`; a record (key, a 2-bit value and
+//! the remoteness) fits 64 bits. On larger boards, up to 7x7, the
+//! positions of few stones (16 on 7x7, all of them on 6x6) are ranked
+//! below `2^56`, which is what an opening book holds, and deeper positions
+//! get handles this process keeps ([`Keys`]). The engine's canonical key
+//! is the smallest key over the board's symmetries (8 on a square, 4 on a
+//! rectangle); the search keys its table by the two bitboards instead.
 
 mod board;
 mod game;
+mod key;
 mod present;
 #[cfg(feature = "search")]
 pub mod search;
@@ -37,6 +39,7 @@ mod tests;
 
 pub use board::{Geometry, Stones, Variant, VariantSpecError, MAX_CELLS};
 pub use game::KInARow;
+pub use key::{Interner, Keys, Ranked, MAX_BASE3_CELLS};
 #[cfg(feature = "search")]
 pub use search::Solver;
 
@@ -65,9 +68,9 @@ impl RegisteredGame for KInARow {
         name: NAME,
         id: ID,
         about: "k-in-a-row (m,n,k-games): place stones, k in a row wins; tic-tac-toe is 3x3,k=3",
-        variants: "RxC,k=K, rows x columns up to 40 cells, 1 <= K <= the longer side: 3x3,k=3 \
+        variants: "RxC,k=K, rows x columns up to 49 cells (7x7), 1 <= K <= the longer side: 3x3,k=3 \
                    (default, also `tic-tac-toe`, and `--game tic-tac-toe`), 4x4,k=3, 5x5,k=4, ...; up to 16 cells \
-                   solved completely, larger boards an opening book (up to 35 cells) and \
+                   solved completely, larger boards an opening book and \
                    search",
         notation: "the board, rows from the top separated by `/` (`.`, `X`, `O`), then \
                    optionally the side to move (e.g. \"X../.O./... X\"), or the moves from \

@@ -1,5 +1,5 @@
 //! The exact solver: negamax with alpha-beta over bitboards, a
-//! transposition table keyed by the exact base-3 key, threat pruning and
+//! transposition table keyed by the two bitboards, threat pruning and
 //! null-window narrowing at the root; and the game's side of the
 //! opening-book builder and the live search ([`BookGame`]).
 //!
@@ -49,8 +49,9 @@ pub const TABLE_BITS: std::ops::RangeInclusive<u32> = 10..=30;
 pub struct Solver {
     geo: Geometry,
     k: u32,
-    /// Two words an entry: the key plus one (0: empty), and the bounds
-    /// and best move.
+    /// Two words an entry: the low word of the position plus one (0:
+    /// empty), and the bounds and best move with the high word above them
+    /// ([`Solver::position_words`]).
     table: Box<[u64]>,
     bits: u32,
     /// Per cell, how often a move there cut: the order among equals.
@@ -60,6 +61,10 @@ pub struct Solver {
     cancel: Option<Cancel>,
     stopped: bool,
 }
+
+/// Bits of a table entry's second word that [`pack`] uses: the high word
+/// of the position sits above them.
+const DATA_BITS: u32 = 24;
 
 /// Bounds and best move of a table entry, packed: low byte the lower
 /// bound, next the upper bound (both as `i8`), then the best cell plus
@@ -189,8 +194,24 @@ impl Solver {
         if self.geo.has_line(s.x) || self.geo.has_line(s.o) {
             return 0;
         }
-        let key = self.geo.encode(s.x, s.o);
-        self.negamax(me, opp, s.count(), key, alpha, beta)
+        self.negamax(me, opp, s.count(), alpha, beta)
+    }
+
+    /// The position where the side to move has `me` and its opponent
+    /// `opp` (`n` stones) as two words, exactly: `X`'s stones in the low
+    /// `cells` bits of the first, `O`'s above them, and what of `O`'s does
+    /// not fit in the second (at most `2 * 49 - 64 = 34` bits, below
+    /// `64 - DATA_BITS`).
+    #[inline]
+    fn position_words(&self, me: u64, opp: u64, n: u32) -> (u64, u64) {
+        let (x, o) = if n.is_multiple_of(2) {
+            (me, opp)
+        } else {
+            (opp, me)
+        };
+        let cells = self.geo.cells();
+        let high = if cells > 32 { o >> (64 - cells) } else { 0 };
+        (x | o << cells, high)
     }
 
     fn scan(&self, me: u64, opp: u64, empty: u64) -> LineScan {
@@ -239,22 +260,16 @@ impl Solver {
         w
     }
 
-    fn slot(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize * 2
+    fn slot(&self, low: u64, high: u64) -> usize {
+        let h =
+            (low ^ high.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - self.bits)) as usize * 2
     }
 
     /// The score of the position where the side to move has `me` and its
-    /// opponent `opp` (`n` stones, base-3 key `key`, no line on the
-    /// board), within the window `(alpha, beta)`: fail-soft.
-    fn negamax(
-        &mut self,
-        me: u64,
-        opp: u64,
-        n: u32,
-        key: u64,
-        mut alpha: i32,
-        mut beta: i32,
-    ) -> i32 {
+    /// opponent `opp` (`n` stones, no line on the board), within the
+    /// window `(alpha, beta)`: fail-soft.
+    fn negamax(&mut self, me: u64, opp: u64, n: u32, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
         if self.nodes.is_multiple_of(STOP_CHECK) {
             if self.nodes.is_multiple_of(NODE_REPORT) {
@@ -315,9 +330,10 @@ impl Solver {
             }
             None => 0,
         };
-        let slot = self.slot(key);
+        let (low, high) = self.position_words(me, opp, n);
+        let slot = self.slot(low, high);
         let mut tt_best = None;
-        if self.table[slot] == key + 1 {
+        if self.table[slot] == low.wrapping_add(1) && self.table[slot + 1] >> DATA_BITS == high {
             let (tlo, thi, best) = unpack(self.table[slot + 1]);
             lo = lo.max(tlo);
             hi = hi.min(thi);
@@ -359,13 +375,11 @@ impl Solver {
             }
             order[..count].sort_unstable_by_key(|e| std::cmp::Reverse(e.1));
         }
-        let digit = if n.is_multiple_of(2) { 1 } else { 2 };
         let mut best = i32::MIN;
         let mut best_cell = None;
         for &(cell, _) in &order[..count] {
             let bit = 1u64 << cell;
-            let child_key = key + digit * self.geo.pow3(cell);
-            let v = -self.negamax(opp, me | bit, n + 1, child_key, -beta, -alpha);
+            let v = -self.negamax(opp, me | bit, n + 1, -beta, -alpha);
             if self.stopped {
                 return 0;
             }
@@ -391,8 +405,8 @@ impl Solver {
         } else {
             (best, best)
         };
-        self.table[slot] = key + 1;
-        self.table[slot + 1] = pack(new_lo, new_hi, best_cell);
+        self.table[slot] = low.wrapping_add(1);
+        self.table[slot + 1] = pack(new_lo, new_hi, best_cell) | high << DATA_BITS;
         best
     }
 }
@@ -405,6 +419,15 @@ impl BookGame for KInARow {
     /// words asked for.
     fn table_bits_range(&self) -> std::ops::RangeInclusive<u32> {
         TABLE_BITS.start() + 1..=TABLE_BITS.end() + 1
+    }
+
+    /// On a large board, the positions of the most stones that are ranked
+    /// (16 on 7x7): deeper ones have only handles.
+    fn max_book_depth(&self) -> Option<u32> {
+        match self.keys() {
+            super::Keys::Base3(_) => None,
+            super::Keys::Ranked(r) => Some(r.max_stones()),
+        }
     }
 
     fn searchers(&self, n: usize, table_bits: u32) -> Result<Vec<Solver>, BookError> {

@@ -25,6 +25,7 @@ pub fn build_book<G: BookGame>(
     options: &BookOptions,
     progress: &dyn Progress,
 ) -> Result<Solution, BookError> {
+    game.check_book_depth(options.depth)?;
     let last = game.layer_count().saturating_sub(1);
     let depth = (options.depth as usize).min(last);
     let layout = RecordLayout::for_game(game.descriptor());

@@ -56,6 +56,29 @@ pub trait BookGame: Game + Sync {
     /// their entries.
     fn table_bits_range(&self) -> std::ops::RangeInclusive<u32>;
 
+    /// The deepest book whose positions all have keys a record holds, when
+    /// some positions have none (their keys are wider than the
+    /// descriptor's `key_bits`); `None` when every depth has.
+    fn max_book_depth(&self) -> Option<u32> {
+        None
+    }
+
+    /// Refuses a book of `depth` moves deeper than
+    /// [`BookGame::max_book_depth`].
+    fn check_book_depth(&self, depth: u32) -> Result<(), BookError> {
+        match self.max_book_depth() {
+            Some(max) if depth > max => {
+                let desc = self.descriptor();
+                Err(BookError::TooDeep {
+                    game: format!("{} {}", desc.name, desc.variant),
+                    depth,
+                    max,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// `n >= 1` searchers for `n` threads, with transposition tables of
     /// `2^table_bits` entries (shared among them where the game can).
     /// Fails on a size out of [`BookGame::table_bits_range`], and when the
@@ -208,6 +231,19 @@ pub enum BookError {
         path: PathBuf,
         /// What is there.
         kind: &'static str,
+    },
+    /// The depth asked for has positions whose keys no record holds.
+    #[error(
+        "{game}: a book of {depth} moves is refused: past {max} moves its positions have no \
+         key a database record holds (--depth {max} at most; deeper positions are searched)"
+    )]
+    TooDeep {
+        /// The game and variant.
+        game: String,
+        /// The depth asked for.
+        depth: u32,
+        /// The deepest book.
+        max: u32,
     },
     /// The searchers could not be set up.
     #[error("cannot set up the search: {0}")]

@@ -70,6 +70,7 @@ pub fn build_book_on_ranks<G: BookGame>(
     farm: &dyn Farm,
     progress: &dyn Progress,
 ) -> Result<RankBook, BookError> {
+    game.check_book_depth(options.depth)?;
     let ex = &Counted::new(ex);
     let last = game.layer_count().saturating_sub(1);
     let depth = (options.depth as usize).min(last);
