@@ -279,9 +279,42 @@ pub fn prefetch<T>(v: &T) {
     let _ = v;
 }
 
+/// True when this machine is a virtual machine whose balloon device
+/// reports free memory to its host (virtio-balloon with
+/// `VIRTIO_BALLOON_F_REPORTING`, feature bit 5). The guest's free blocks
+/// of 2 MiB and more are then handed back, and the host must fault each
+/// one in again when it is used: a huge page always comes from such a
+/// block, while small pages come from the smaller free blocks first, which
+/// the host still backs. Read once per process.
+pub fn free_memory_reported() -> bool {
+    static REPORTED: OnceLock<bool> = OnceLock::new();
+    *REPORTED.get_or_init(|| reported_by_balloon(std::path::Path::new("/sys/bus/virtio/devices")))
+}
+
+/// [`free_memory_reported`] from a sysfs virtio device directory.
+fn reported_by_balloon(devices: &std::path::Path) -> bool {
+    /// The virtio device id of a memory balloon.
+    const BALLOON: &str = "0x0005";
+    /// `VIRTIO_BALLOON_F_REPORTING`.
+    const REPORTING_BIT: usize = 5;
+    let Ok(entries) = std::fs::read_dir(devices) else {
+        return false;
+    };
+    entries.flatten().any(|device| {
+        let read =
+            |name: &str| std::fs::read_to_string(device.path().join(name)).unwrap_or_default();
+        // `features` is one character a feature bit, bit 0 first.
+        read("device").trim() == BALLOON
+            && read("features").as_bytes().get(REPORTING_BIT) == Some(&b'1')
+    })
+}
+
 /// Asks the kernel to back the (untouched) allocation of `v` with huge
-/// pages: the radix sort scatters records over all of it, and with small
-/// pages nearly every write would miss the TLB. Only a hint.
+/// pages, for the solvers' large buffers: the radix sort scatters records
+/// over all of it, and with small pages nearly every write would miss the
+/// TLB. Only a hint, and not given where [`free_memory_reported`]: there
+/// each huge page costs the host's faults, which outweigh the TLB misses
+/// saved (`docs/performance.md`, "Huge pages").
 pub fn advise_huge_pages<T>(v: &Vec<T>) {
     advise_huge_pages_raw(v.as_ptr().cast(), v.capacity() * std::mem::size_of::<T>());
 }
@@ -290,6 +323,15 @@ pub fn advise_huge_pages<T>(v: &Vec<T>) {
 /// one allocation (an address range outside it is never touched, only
 /// advised).
 pub fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
+    if !free_memory_reported() {
+        advise_huge_pages_table(ptr, len);
+    }
+}
+
+/// [`advise_huge_pages_raw`] for a table read at random for minutes (a
+/// search's transposition table), on every machine: its TLB misses go on
+/// as long as it is used, its allocation is paid once.
+pub fn advise_huge_pages_table(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -362,6 +404,24 @@ mod tests {
         assert_eq!(parse_cache_size("0K"), None);
         assert_eq!(parse_cache_size("12X"), None);
         assert_eq!(parse_cache_size(""), None);
+    }
+
+    #[test]
+    fn a_balloon_that_reports_free_memory_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let device = |name: &str, id: &str, features: &str| {
+            let d = dir.path().join(name);
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("device"), format!("{id}\n")).unwrap();
+            std::fs::write(d.join("features"), format!("{features}\n")).unwrap();
+        };
+        // A disk with bit 5 set, and a balloon without it.
+        device("virtio0", "0x0002", "0010011001");
+        device("virtio1", "0x0005", "0110000000");
+        assert!(!reported_by_balloon(dir.path()));
+        device("virtio2", "0x0005", "0110010100");
+        assert!(reported_by_balloon(dir.path()));
+        assert!(!reported_by_balloon(&dir.path().join("missing")));
     }
 
     #[test]

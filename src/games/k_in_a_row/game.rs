@@ -410,8 +410,12 @@ impl Game for KInARow {
             }))
     }
 
+    /// A key that names no position has no moves (rather than the empty
+    /// board's).
     fn moves(&self, state: u64, out: &mut Vec<Edge>) {
-        let s = self.stones(state);
+        let Some(s) = self.keys.decode(state) else {
+            return;
+        };
         if self.is_over(s) {
             return;
         }

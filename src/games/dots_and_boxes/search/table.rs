@@ -21,7 +21,7 @@
 //! first in, first out. A new position worth at least the lesser entry of
 //! the first tier takes its place and moves it down to the second.
 
-use crate::core::platform::advise_huge_pages_raw;
+use crate::core::platform::advise_huge_pages_table;
 use crate::solve::memory::{zeroed_words, TableError};
 
 const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -108,7 +108,7 @@ impl Table {
         let bucket_bits = Table::bucket_bits(edges, bits);
         let edges = edges.clamp(1, 63);
         let words = zeroed_words((WAYS << bucket_bits) + 8, bits)?;
-        advise_huge_pages_raw(words.as_ptr().cast(), words.len() * 8);
+        advise_huge_pages_table(words.as_ptr().cast(), words.len() * 8);
         let misalign = words.as_ptr() as usize / 8 % 8;
         Ok(Table {
             base: (8 - misalign) % 8,
