@@ -60,12 +60,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // What the machine reports, which the phase times depend on.
     let (caches, features) = (platform::caches(), platform::features());
     eprintln!(
-        "caches: L1d {} KiB, L2 {} KiB, L3 {} MiB ({:?}); huge pages {:?}; AVX-512 {}, AVX2 {}",
+        "caches: L1d {} KiB, L2 {} KiB, L3 {} MiB ({:?}); huge pages {:?}, free memory \
+         reported to a host {}; AVX-512 {}, AVX2 {}",
         caches.l1d >> 10,
         caches.l2 >> 10,
         caches.l3 >> 20,
         caches.source,
         platform::huge_pages(),
+        platform::free_memory_reported(),
         features.avx512_f_dq_vl(),
         features.avx2
     );

@@ -294,7 +294,7 @@ fn unrank(binomial: &[Vec<u64>], mut rank: u64, k: usize, n: usize) -> Vec<usize
 /// The handles of one process: the deep positions of a large board met so
 /// far, each under the key `HANDLE | generation << 32 | index`.
 ///
-/// A generation holds `capacity` positions ([`HANDLE_CAPACITY`]); the next
+/// A generation holds `capacity` positions (2^24 for a game); the next
 /// one starts a new generation, and the one before the last is dropped.
 /// So memory stays bounded (two generations), and a handle names its
 /// position until at least `capacity` more positions have been met. A
