@@ -393,11 +393,14 @@ mod tests {
             s.push(0, 2);
         })
         .contains("reserved"));
-        assert!(broken(&[0, 4, 8], &|s| {
-            s.reserve(0x2);
-            s.push(0, 1);
-        })
-        .contains("fewer"));
+        // Fewer than reserved is a debug check only (`end_state`).
+        if cfg!(debug_assertions) {
+            assert!(broken(&[0, 4, 8], &|s| {
+                s.reserve(0x2);
+                s.push(0, 1);
+            })
+            .contains("fewer"));
+        }
         assert!(broken(&[0, 4, 8], &|s| {
             s.reserve(0x2);
             s.put(0, 2, 1);

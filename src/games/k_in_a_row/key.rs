@@ -339,7 +339,7 @@ impl Interner {
     pub fn new(capacity: usize) -> Interner {
         Interner {
             table: RwLock::new(Table::default()),
-            capacity: capacity.clamp(1, 1 << 32),
+            capacity: capacity.clamp(1, u32::MAX as usize),
         }
     }
 
