@@ -366,5 +366,11 @@ def test_other_threads_run_while_a_batch_works(big):
         t.join()
     during = [x for x in ticks if start <= x <= end]
     assert end - start > 0.5, "make the batch longer"
-    # A 10 ms ticker ticks at least a quarter of the times it would alone.
-    assert len(during) >= (end - start) / 0.01 / 4, (len(during), end - start)
+    # The ticker ticks while the batch works: had the batch held the GIL,
+    # one gap would span it. (It holds the GIL to read its texts and to
+    # build the answers' objects, about half of it here.) How often the
+    # ticker ticks depends on how busy the cores are (the test command
+    # builds beside pytest), so only the gaps are bounded.
+    edges = [start] + during + [end]
+    longest = max(b - a for a, b in zip(edges, edges[1:]))
+    assert len(during) >= 3 and longest < (end - start) * 0.75, (len(during), longest, end - start)
