@@ -103,6 +103,38 @@ fn tic_tac_toe_through_every_tool() {
         .stderr(contains("X is to move"));
 }
 
+/// Writes the book of 2 stones of `spec` into `dir` (searched with tables
+/// of `2^bits` entries), and checks that `query --json` answers each of
+/// `positions` from it exactly as search alone does. Returns the game.
+fn book_answers_as_search(dir: &Path, spec: &str, bits: u32, positions: &[&str]) -> KInARow {
+    let g = KInARow::from_variant(spec).unwrap();
+    let mut o = BookOptions::new(2);
+    o.table_bits = bits;
+    let sol = build_book(&g, &o, &NoProgress).unwrap();
+    let book = dir.join(format!("kinarow-{spec}.db"));
+    boardsolve::db::write_database(&book, g.descriptor(), &sol.into()).unwrap();
+    let bits = bits.to_string();
+    for position in positions {
+        let with = query()
+            .arg("--db")
+            .arg(&book)
+            .args(["--table-bits", &bits, "--json", position])
+            .assert()
+            .success();
+        let without = query()
+            .args(["--game", "k-in-a-row", "--variant", spec])
+            .args(["--table-bits", &bits, "--json", position])
+            .assert()
+            .success();
+        assert_eq!(
+            with.get_output().stdout,
+            without.get_output().stdout,
+            "{spec} {position}"
+        );
+    }
+    g
+}
+
 #[test]
 fn search_without_a_database_and_a_book_agree() {
     // 5x4,k=4 (20 cells): a draw, found by search alone.
@@ -125,37 +157,12 @@ fn search_without_a_database_and_a_book_agree() {
     );
     // A book of 2 stones answers inside and searches past it, alike.
     let dir = tempfile::tempdir().unwrap();
-    let g = KInARow::from_variant("4x5,k=4").unwrap();
-    let mut o = BookOptions::new(2);
-    o.table_bits = 20;
-    let sol = build_book(&g, &o, &NoProgress).unwrap();
-    let book = dir.path().join("kinarow-4x5-k=4.db");
-    boardsolve::db::write_database(&book, g.descriptor(), &sol.into()).unwrap();
-    for position in ["start", "b2", "b2 c2", "b2 c2 c3"] {
-        let with = query()
-            .arg("--db")
-            .arg(&book)
-            .args(["--table-bits", "20", "--json", position])
-            .assert()
-            .success();
-        let without = query()
-            .args([
-                "--game",
-                "k-in-a-row",
-                "--variant",
-                "4x5,k=4",
-                "--table-bits",
-                "20",
-            ])
-            .args(["--json", position])
-            .assert()
-            .success();
-        assert_eq!(
-            with.get_output().stdout,
-            without.get_output().stdout,
-            "{position}"
-        );
-    }
+    let g = book_answers_as_search(
+        dir.path(),
+        "4x5,k=4",
+        20,
+        &["start", "b2", "b2 c2", "b2 c2 c3"],
+    );
     query()
         .args(["--game", "k-in-a-row", "--variant", "7x8,k=5", "start"])
         .assert()
@@ -170,36 +177,14 @@ fn search_without_a_database_and_a_book_agree() {
 #[test]
 fn seven_by_seven_with_and_without_a_book() {
     let dir = tempfile::tempdir().unwrap();
-    let g = KInARow::from_variant("7x7,k=3").unwrap();
-    let mut o = BookOptions::new(2);
-    o.table_bits = 18;
-    let sol = build_book(&g, &o, &NoProgress).unwrap();
-    let book = dir.path().join("kinarow-7x7-k=3.db");
-    boardsolve::db::write_database(&book, g.descriptor(), &sol.into()).unwrap();
-    for position in [
+    let positions = [
         "start",
         "d4",
         "d4 c3",
         "d4 c3 e5",
         "a1 b1 c1 d1 e1 f1 g1 a2 b2",
-    ] {
-        let with = query()
-            .arg("--db")
-            .arg(&book)
-            .args(["--table-bits", "18", "--json", position])
-            .assert()
-            .success();
-        let without = query()
-            .args(["--game", "k-in-a-row", "--variant", "7x7,k=3"])
-            .args(["--table-bits", "18", "--json", position])
-            .assert()
-            .success();
-        assert_eq!(
-            with.get_output().stdout,
-            without.get_output().stdout,
-            "{position}"
-        );
-    }
+    ];
+    book_answers_as_search(dir.path(), "7x7,k=3", 18, &positions);
     let deep = ".XOXOXO/XOX.XOO/X..XX.O/O.XXOOO/OOOXXOX/X.OO.XO/XX.XXOO";
     let k5 = ["--game", "k-in-a-row", "--variant", "7x7,k=5"];
     let out = query().args(k5).args(["--json", deep]).assert().success();
