@@ -395,19 +395,18 @@ impl Game for KInARow {
 
     fn canonical(&self, state: u64) -> u64 {
         let s = self.stones(state);
-        if let Keys::Base3(_) = self.keys {
-            return (1..self.geo.symmetry_count()).fold(state, |best, sym| {
-                best.min(self.key(Stones {
-                    x: self.geo.map_set(s.x, sym),
-                    o: self.geo.map_set(s.o, sym),
-                }))
-            });
+        let image = |sym| Stones {
+            x: self.geo.map_set(s.x, sym),
+            o: self.geo.map_set(s.o, sym),
+        };
+        let symmetries = self.geo.symmetry_count();
+        match &self.keys {
+            // The identity's key is `state` itself.
+            Keys::Base3(_) => {
+                (1..symmetries).fold(state, |best, sym| best.min(self.key(image(sym))))
+            }
+            Keys::Ranked(r) => r.smallest((0..symmetries).map(image)),
         }
-        self.keys
-            .smallest((0..self.geo.symmetry_count()).map(|sym| Stones {
-                x: self.geo.map_set(s.x, sym),
-                o: self.geo.map_set(s.o, sym),
-            }))
     }
 
     /// A key that names no position has no moves (rather than the empty

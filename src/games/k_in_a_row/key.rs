@@ -107,46 +107,23 @@ impl Keys {
     }
 
     /// The key of the position after the side to move (`X` when `x_moves`)
-    /// of the position `key` names (`s`) places a stone on `cell`.
+    /// of `s`, whose key is `key`, places a stone on `cell`: in base 3 one
+    /// digit more, without encoding the stones again.
     #[inline]
     pub fn child(&self, key: u64, s: Stones, cell: u32, x_moves: bool) -> u64 {
         match self {
-            Keys::Base3(pow3) => key + if x_moves { 1 } else { 2 } * pow3[cell as usize],
+            Keys::Base3(pow3) => {
+                let digit = if x_moves { 1 } else { 2 };
+                key + digit * pow3[cell as usize]
+            }
             Keys::Ranked(r) => {
                 let bit = 1u64 << cell;
-                r.encode(if x_moves {
-                    Stones {
-                        x: s.x | bit,
-                        o: s.o,
-                    }
+                let (x, o) = if x_moves {
+                    (s.x | bit, s.o)
                 } else {
-                    Stones {
-                        x: s.x,
-                        o: s.o | bit,
-                    }
-                })
-            }
-        }
-    }
-
-    /// The smallest key among the images of a position (`images`, the
-    /// position itself among them): the canonical key. Handles are
-    /// compared by their positions, so that the same image wins whatever
-    /// order the table met them in.
-    pub fn smallest(&self, images: impl Iterator<Item = Stones>) -> u64 {
-        match self {
-            Keys::Base3(_) => images.map(|s| self.encode(s)).min().unwrap_or(0),
-            Keys::Ranked(r) => {
-                let mut images = images.peekable();
-                let Some(first) = images.peek().copied() else {
-                    return 0;
+                    (s.x, s.o | bit)
                 };
-                if r.ranks(first) {
-                    images.map(|s| r.encode(s)).min().unwrap_or(0)
-                } else {
-                    let least = images.min_by_key(|s| (s.x, s.o)).unwrap_or(first);
-                    r.encode(least)
-                }
+                r.encode(Stones { x, o })
             }
         }
     }
@@ -222,6 +199,23 @@ impl Ranked {
     #[inline]
     fn ranks(&self, s: Stones) -> bool {
         s.count() <= self.max_stones && s.counts_fit()
+    }
+
+    /// The smallest key among the images of a position (`images`, the
+    /// position itself among them): the canonical key. Handles are
+    /// compared by their positions, so that the same image wins whatever
+    /// order the table met them in, and only that image gets one.
+    pub fn smallest(&self, images: impl Iterator<Item = Stones>) -> u64 {
+        let mut images = images.peekable();
+        let Some(first) = images.peek().copied() else {
+            return 0;
+        };
+        if self.ranks(first) {
+            images.map(|s| self.encode(s)).min().unwrap_or(0)
+        } else {
+            let least = images.min_by_key(|s| (s.x, s.o)).unwrap_or(first);
+            self.encode(least)
+        }
     }
 
     /// The key of `s`: its rank, or a handle.
