@@ -78,6 +78,23 @@ fn lookups(c: &mut Criterion) {
             db.get(black_box(keys[i]))
         })
     });
+    // Many keys at once, as batch answers make them: a million reachable
+    // positions' keys, far more than the caches hold, 512 a call.
+    let many: Vec<u64> = positions(&game, 1 << 20)
+        .iter()
+        .map(|&s| game.canonical(s))
+        .collect();
+    let mut group = c.benchmark_group("lookup");
+    group.throughput(criterion::Throughput::Elements(512));
+    let mut out = Vec::with_capacity(512);
+    let mut at = 0;
+    group.bench_function("get_many/512 random keys of a million, indexed", |b| {
+        b.iter(|| {
+            at = (at + 512) % many.len();
+            db.get_many(black_box(&many[at..at + 512]), &mut out)
+        })
+    });
+    group.finish();
     let states = positions(&game, 4096);
     c.bench_function("analyze/random position, indexed", |b| {
         b.iter(|| {

@@ -4,13 +4,12 @@
 use std::io::{self, Write};
 
 use anyhow::{Context, Result};
-use boardsolve::analysis::json;
 use boardsolve::render::Presentation;
 use boardsolve::Oracle;
 use rayon::prelude::*;
 
 use crate::lines;
-use crate::reply::{answer_group, Mode, Refusal, Refused};
+use crate::reply::{answer_group, Answers, Mode, Refusal, Refused};
 
 /// Lines answered together in batch mode: enough to keep both cores busy,
 /// few enough that memory stays flat.
@@ -19,46 +18,37 @@ const BATCH: usize = 4096;
 /// Lines analysed together at most ([`answer_group`]).
 const GROUP: usize = 16;
 
-/// Each of `lines` with its answer or why it has none.
+/// The answers of `lines`, whose first is line `first` of the batch, into
+/// `out` (emptied first).
 fn answer_lines(
     game: &dyn Presentation,
     db: &dyn Oracle,
-    lines: &mut [lines::Line],
+    lines: &[lines::Line],
+    first: usize,
     mode: Mode,
-) -> Vec<(String, Result<String, Refusal>)> {
-    let texts: Vec<&str> = lines
-        .iter()
-        .filter_map(|l| match l {
-            lines::Line::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut answers = answer_group(game, db, &texts, mode).into_iter();
-    lines
-        .iter_mut()
-        .map(|line| match line {
+    out: &mut Answers,
+) {
+    out.text.clear();
+    out.refused.clear();
+    let mut texts: Vec<(usize, &str)> = Vec::with_capacity(lines.len());
+    for (i, line) in (first..).zip(lines) {
+        let refusal = match line {
             lines::Line::Text(t) => {
-                // One answer per text line, in order.
-                let Some(r) = answers.next() else {
-                    unreachable!("answer_group answers every line")
-                };
-                (std::mem::take(t), r)
+                texts.push((i, t));
+                continue;
             }
-            lines::Line::BadUtf8(t) => (
-                std::mem::take(t),
-                Err(Refusal::bad_line(
-                    "input line is not valid UTF-8".to_owned(),
-                )),
-            ),
+            lines::Line::BadUtf8(t) => (t, "input line is not valid UTF-8".to_owned()),
             lines::Line::TooLong(t) => (
-                std::mem::take(t),
-                Err(Refusal::bad_line(format!(
-                    "input line is longer than {} bytes",
-                    lines::MAX_LINE
-                ))),
+                t,
+                format!("input line is longer than {} bytes", lines::MAX_LINE),
             ),
-        })
-        .collect()
+        };
+        // The lines before it first, in order.
+        answer_group(game, db, &texts, mode, out);
+        texts.clear();
+        out.refuse(i, refusal.0, Refusal::bad_line(refusal.1), mode.json);
+    }
+    answer_group(game, db, &texts, mode, out);
 }
 
 /// Answers positions from stdin, streaming. Returns the lines refused.
@@ -90,36 +80,52 @@ pub fn answer_stdin(
                 }
             }
         });
+        // The answering thread works on one batch while this one writes
+        // the one before: the pool need not wait for the output. The
+        // answers' buffers come back once written, to be filled again:
+        // memory freed and taken anew would be paged in anew.
+        let (answered_tx, answered) = std::sync::mpsc::sync_channel::<(usize, Vec<Answers>)>(2);
+        let (written_tx, written) = std::sync::mpsc::channel::<Vec<Answers>>();
+        let answerer = scope.spawn(move || {
+            for batch in rx {
+                // Groups of lines are answered together, their lookups
+                // overlapping; small enough that a short batch still keeps
+                // every thread busy.
+                let group = (batch.len() / (4 * rayon::current_num_threads())).clamp(1, GROUP);
+                let mut answers = written.try_recv().unwrap_or_default();
+                answers.resize_with(batch.len().div_ceil(group), Answers::default);
+                batch
+                    .par_chunks(group)
+                    .zip(answers.par_iter_mut())
+                    .enumerate()
+                    .for_each(|(g, (lines, out))| {
+                        answer_lines(game, db, lines, g * group, mode, out);
+                    });
+                if answered_tx.send((batch.len(), answers)).is_err() {
+                    return;
+                }
+            }
+        });
         let mut refused = Refused::default();
         let mut line_no = 0u64;
-        for mut batch in rx {
-            // Groups of lines are answered together, their lookups
-            // overlapping; small enough that a short batch still keeps
-            // every thread busy.
-            let group = (batch.len() / (4 * rayon::current_num_threads())).clamp(1, GROUP);
-            let answers: Vec<(String, Result<String, Refusal>)> = batch
-                .par_chunks_mut(group)
-                .flat_map_iter(|lines| answer_lines(game, db, lines, mode))
-                .collect();
-            for (input, r) in answers {
-                line_no += 1;
-                match r {
-                    Ok(text) => {
-                        out.write_all(text.as_bytes())?;
-                        out.write_all(b"\n")?;
-                    }
-                    Err(e) => {
-                        refused.add(&e);
-                        if json {
-                            writeln!(out, "{}", json::error(Some(&input), &e.message))?;
-                        } else {
-                            eprintln!("query: line {line_no}: {}", e.message);
-                        }
+        for (lines, mut answers) in answered {
+            for a in &mut answers {
+                out.write_all(a.text.as_bytes())?;
+                for (i, e) in a.refused.drain(..) {
+                    refused.add(&e);
+                    if !json {
+                        eprintln!("query: line {}: {}", line_no + i as u64 + 1, e.message);
                     }
                 }
             }
+            line_no += lines as u64;
             // Let a pipeline see each batch of answers as soon as it is ready.
             out.flush()?;
+            // The answering thread may have finished already.
+            let _ = written_tx.send(answers);
+        }
+        if answerer.join().is_err() {
+            anyhow::bail!("the answering thread failed");
         }
         match reader.join() {
             Ok(r) => r.context("reading stdin")?,

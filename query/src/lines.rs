@@ -52,13 +52,16 @@ pub fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<L
     if buf.last() == Some(&b'\r') {
         buf.pop();
     }
-    let lossy = String::from_utf8_lossy(buf).into_owned();
-    Ok(Some(if too_long {
-        Line::TooLong(lossy.chars().take(40).collect())
-    } else if std::str::from_utf8(buf).is_err() {
-        Line::BadUtf8(lossy)
-    } else {
-        Line::Text(lossy)
+    Ok(Some(match std::str::from_utf8(buf) {
+        Ok(text) if !too_long => Line::Text(text.to_owned()),
+        _ => {
+            let lossy = String::from_utf8_lossy(buf);
+            if too_long {
+                Line::TooLong(lossy.chars().take(40).collect())
+            } else {
+                Line::BadUtf8(lossy.into_owned())
+            }
+        }
     }))
 }
 

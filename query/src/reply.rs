@@ -124,41 +124,85 @@ pub fn answer_one(
     })
 }
 
-/// Answers several positions, each as [`answer_one`] would: their full
-/// analyses are made together ([`analyze_many`]), so that their lookups
-/// overlap.
+/// The answers of a run of lines, in order ([`answer_group`]).
+#[derive(Default)]
+pub struct Answers {
+    /// The answers, one line each (with JSON, refused lines' error
+    /// objects too, in their places).
+    pub text: String,
+    /// The lines refused: each one's place in the run, with why.
+    pub refused: Vec<(usize, Refusal)>,
+}
+
+impl Answers {
+    /// Line `i`'s answer or refusal, in order after those before it.
+    pub fn push(&mut self, i: usize, input: &str, r: Result<String, Refusal>, json: bool) {
+        match r {
+            Ok(text) => {
+                self.text.push_str(&text);
+                self.text.push('\n');
+            }
+            Err(e) => self.refuse(i, input, e, json),
+        }
+    }
+
+    /// Line `i` refused for `e`; with JSON, its error object is the line's
+    /// answer.
+    pub fn refuse(&mut self, i: usize, input: &str, e: Refusal, json: bool) {
+        if json {
+            self.text.push_str(&json::error(Some(input), &e.message));
+            self.text.push('\n');
+        }
+        self.refused.push((i, e));
+    }
+}
+
+/// Answers several positions, each as [`answer_one`] would, appending to
+/// `out` (line `i` of `inputs` is `first + i` of the run): their full
+/// analyses are made together ([`analyze_positions`]), so that their
+/// lookups overlap, and their JSON written into one buffer.
 pub fn answer_group(
     game: &dyn Presentation,
     db: &dyn Oracle,
-    inputs: &[&str],
+    inputs: &[(usize, &str)],
     mode: Mode,
-) -> Vec<Result<String, Refusal>> {
+    out: &mut Answers,
+) {
     if mode.weak || mode.pv || inputs.len() < 2 {
-        return inputs
-            .iter()
-            .map(|t| answer_one(game, db, t, mode))
-            .collect();
+        for &(i, t) in inputs {
+            out.push(i, t, answer_one(game, db, t, mode), mode.json);
+        }
+        return;
     }
-    let parsed: Vec<_> = inputs.iter().map(|t| game.parse(t)).collect();
+    let parsed: Vec<_> = inputs.iter().map(|(_, t)| game.parse(t)).collect();
     let positions: Vec<Position> = parsed.iter().flatten().copied().collect();
     let mut analyses = Vec::with_capacity(positions.len());
     analyze_positions(game, db, &positions, &mut analyses);
     let mut analyses = analyses.into_iter();
-    inputs
-        .iter()
-        .zip(parsed)
-        .map(|(input, position)| {
-            position?;
-            // One analysis per position parsed, in order.
-            let Some(analysis) = analyses.next() else {
-                unreachable!("analyze_positions answers every position")
-            };
-            let a = analysis?;
-            Ok(if mode.json {
-                json::answer(game, input, &a, None)
-            } else {
-                answer::human(game, &a, None, mode.color)
-            })
-        })
-        .collect()
+    for (&(i, input), position) in inputs.iter().zip(parsed) {
+        let analysis = match position {
+            Ok(_) => analyses.next(),
+            Err(e) => {
+                out.refuse(i, input, e.into(), mode.json);
+                continue;
+            }
+        };
+        // One analysis per position parsed, in order.
+        let Some(analysis) = analysis else {
+            unreachable!("analyze_positions answers every position")
+        };
+        match analysis {
+            Ok(a) if mode.json => {
+                out.text.reserve(json::answer_size(&a) + 1);
+                json::answer_into(&mut out.text, game, input, &a, None);
+                out.text.push('\n');
+            }
+            Ok(a) => {
+                out.text
+                    .push_str(&answer::human(game, &a, None, mode.color));
+                out.text.push('\n');
+            }
+            Err(e) => out.refuse(i, input, e.into(), mode.json),
+        }
+    }
 }

@@ -80,23 +80,8 @@ pub fn string(out: &mut String, s: &str) {
 
 /// Appends an integer: batch mode writes tens of them per position, and the
 /// formatting machinery of `write!` costs several times more.
-fn push_int(out: &mut String, n: impl Into<i64>) {
-    let n: i64 = n.into();
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        out.push('-');
-    }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+fn push_int(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Appends a move as a JSON string literal (move names need no escaping).
@@ -128,23 +113,41 @@ pub fn answer(
     a: &Analysis,
     pv: Option<&[(Move, u64)]>,
 ) -> String {
-    let mut o = String::with_capacity(256 + 80 * a.moves.len());
+    let mut o = String::with_capacity(answer_size(a));
+    answer_into(&mut o, game, input, a, pv);
+    o
+}
+
+/// About how many bytes [`answer`] writes for `a`: room enough that the
+/// text is seldom moved while it grows.
+pub fn answer_size(a: &Analysis) -> usize {
+    256 + 128 * a.moves.len()
+}
+
+/// [`answer`], appended to `o`: many answers can share one buffer.
+pub fn answer_into(
+    o: &mut String,
+    game: &dyn Presentation,
+    input: &str,
+    a: &Analysis,
+    pv: Option<&[(Move, u64)]>,
+) {
     o.push_str("{\"input\":");
-    string(&mut o, input);
+    string(o, input);
     o.push_str(",\"position\":");
-    string(&mut o, &game.format_position(a.state));
+    string(o, &game.format_position(a.state));
     o.push_str(",\"to_move\":\"");
     o.push_str(game.player_name(a.to_move));
     o.push_str("\",\"value\":");
-    push_int(&mut o, a.score);
-    game.outcome_json(a.score, &mut o);
+    push_int(o, a.score);
+    game.outcome_json(a.score, o);
     o.push_str(",\"remoteness\":");
-    push_int(&mut o, a.value.remoteness);
+    push_int(o, a.value.remoteness);
     o.push_str(",\"net\":");
-    push_int(&mut o, a.value.net);
+    push_int(o, a.value.net);
     if let Some(f) = a.final_lead() {
         o.push_str(",\"final\":");
-        push_int(&mut o, f);
+        push_int(o, f);
     }
     o.push_str(",\"positionValue\":\"");
     o.push_str(outcome(a.result()));
@@ -153,7 +156,7 @@ pub fn answer(
         if i > 0 {
             o.push(',');
         }
-        json_move(&mut o, game, m.mv);
+        json_move(o, game, m.mv);
     }
     o.push_str("],\"moves\":[");
     let code = game.move_code_name();
@@ -162,18 +165,15 @@ pub fn answer(
         if i > 0 {
             o.push(',');
         }
-        json_move_fields(&mut o, game, code, m.mv);
+        json_move_fields(o, game, code, m.mv);
         o.push_str(",\"value\":");
-        push_int(&mut o, m.score);
-        game.outcome_json(m.score, &mut o);
+        push_int(o, m.score);
+        game.outcome_json(m.score, o);
         o.push_str(",\"remoteness\":");
-        push_int(&mut o, m.child_value.remoteness);
+        push_int(o, m.child_value.remoteness);
         o.push_str(",\"deltaRemoteness\":");
         let class = outcome_index(a.move_result(m));
-        push_int(
-            &mut o,
-            best_remoteness[class].abs_diff(m.child_value.remoteness),
-        );
+        push_int(o, best_remoteness[class].abs_diff(m.child_value.remoteness));
         o.push_str(if m.best {
             ",\"best\":true,\"moveValue\":\""
         } else {
@@ -189,12 +189,11 @@ pub fn answer(
             if i > 0 {
                 o.push(',');
             }
-            json_move(&mut o, game, *mv);
+            json_move(o, game, *mv);
         }
         o.push(']');
     }
     o.push('}');
-    o
 }
 
 /// One JSON object (no newline) for a weak answer: `value` is 1, 0 or -1

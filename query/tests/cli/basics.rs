@@ -163,6 +163,36 @@ fn batch_answers_every_line_in_order() {
 }
 
 #[test]
+fn batch_errors_name_their_lines_across_batches() {
+    // Line 2 is refused in the first batch, line 5003 past the first
+    // 4096 lines; the answers between them all come out.
+    let mut input = String::from("start\nnonsense\n");
+    input.push_str(&"start\n".repeat(5000));
+    input.push_str("bogus\nstart\n");
+    let out = query()
+        .arg("-")
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let refused: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("query: line "))
+        .collect();
+    assert_eq!(refused.len(), 2, "{stderr}");
+    assert!(refused[0].starts_with("query: line 2: "), "{stderr}");
+    assert!(refused[1].starts_with("query: line 5003: "), "{stderr}");
+    let one = query().arg("start").output().unwrap().stdout;
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout.matches(&*String::from_utf8(one).unwrap()).count(),
+        5002
+    );
+}
+
+#[test]
 fn verify_and_info() {
     query()
         .arg("verify")

@@ -208,6 +208,14 @@ impl Database {
                             widest = widest.max(size[i]);
                         }
                     }
+                    for i in 0..chunk.len() {
+                        for r in records[base[i]..base[i] + size[i]].iter().step_by(8) {
+                            platform::prefetch(r);
+                        }
+                        if size[i] > 0 {
+                            platform::prefetch(&records[base[i] + size[i] - 1]);
+                        }
+                    }
                 }
                 None => {
                     for i in 0..chunk.len() {
