@@ -80,8 +80,23 @@ pub fn string(out: &mut String, s: &str) {
 
 /// Appends an integer: batch mode writes tens of them per position, and the
 /// formatting machinery of `write!` costs several times more.
-fn push_int(out: &mut String, n: impl itoa::Integer) {
-    out.push_str(itoa::Buffer::new().format(n));
+fn push_int(out: &mut String, n: impl Into<i64>) {
+    let n: i64 = n.into();
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends a move as a JSON string literal (move names need no escaping).
