@@ -82,21 +82,24 @@ pub fn string(out: &mut String, s: &str) {
 /// formatting machinery of `write!` costs several times more.
 fn push_int(out: &mut String, n: impl Into<i64>) {
     let n: i64 = n.into();
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
     if n < 0 {
         out.push('-');
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    let mut v = n.unsigned_abs();
+    // Most are values and remotenesses: one digit or two.
+    if v < 10 {
+        out.push(char::from(b'0' + v as u8));
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    while v > 0 {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    // ASCII digits are always UTF-8.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Appends a move as a JSON string literal (move names need no escaping).
@@ -635,6 +638,29 @@ mod tests {
             r#"{"input":"a \"b\"","error":"bad"}"#
         );
         assert_eq!(error(None, "no\nway"), r#"{"error":"no\nway"}"#);
+    }
+
+    #[test]
+    fn integers_are_written_as_rust_writes_them() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            -1,
+            -9,
+            -10,
+            99,
+            100,
+            12_345,
+            -987_654,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            let mut out = String::from("x");
+            push_int(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 
     #[test]

@@ -497,12 +497,7 @@ fn finish(
     }
     // A position's moves are distinct: the order is total, and an
     // unstable sort gives the one order.
-    moves.sort_unstable_by(|a, b| {
-        b.value
-            .preference()
-            .cmp(&a.value.preference())
-            .then(a.mv.cmp(&b.mv))
-    });
+    moves.sort_unstable_by_key(|m| (std::cmp::Reverse(m.value.preference()), m.mv));
     let derived = moves.first().map_or(Value::TERMINAL, |m| m.value);
     if derived != value {
         return Err(inconsistent(format!(
