@@ -208,6 +208,10 @@ impl Database {
                             widest = widest.max(size[i]);
                         }
                     }
+                    // Every lane's whole block (five cache lines) is asked
+                    // for at once: the search below then reads it from the
+                    // cache rather than missing once a step on lines it
+                    // could not know in advance.
                     for i in 0..chunk.len() {
                         for r in records[base[i]..base[i] + size[i]].iter().step_by(8) {
                             platform::prefetch(r);
