@@ -157,10 +157,10 @@ impl Answers {
     }
 }
 
-/// Answers several positions, each as [`answer_one`] would, appending to
-/// `out` (line `i` of `inputs` is `first + i` of the run): their full
-/// analyses are made together ([`analyze_positions`]), so that their
-/// lookups overlap, and their JSON written into one buffer.
+/// Answers several positions, each given with its place in the run, as
+/// [`answer_one`] would, appending to `out`: their full analyses are made
+/// together ([`analyze_positions`]), so that their lookups overlap, and
+/// their JSON is written into the one buffer.
 pub fn answer_group(
     game: &dyn Presentation,
     db: &dyn Oracle,
