@@ -110,7 +110,7 @@ pub fn answer_stdin(
         let mut line_no = 0u64;
         for (lines, mut answers) in answered {
             for a in &mut answers {
-                out.write_all(a.text.as_bytes())?;
+                out.write_all(a.text.as_bytes()).context("writing output")?;
                 for (i, e) in a.refused.drain(..) {
                     refused.add(&e);
                     if !json {
@@ -120,7 +120,7 @@ pub fn answer_stdin(
             }
             line_no += lines as u64;
             // Let a pipeline see each batch of answers as soon as it is ready.
-            out.flush()?;
+            out.flush().context("writing output")?;
             // The answering thread may have finished already.
             let _ = written_tx.send(answers);
         }

@@ -421,15 +421,26 @@ async fn answer(
     };
     let served = &app.served[index];
     let tag = etag(served, kind, &params);
-    if not_modified(&headers, &tag) {
-        return unchanged(tag, &app.cache);
+    // A conditional request is answered 304 only for a request that would
+    // be answered 200: a malformed or illegal position gets its error.
+    if let Err(e) = served.game.present().parse(&p) {
+        return respond(&app, Err(e.into()), &p, tag);
     }
-    // The lookup lane: the database alone, now.
+    // The lookup lane: the database alone, now (and cheap enough to make
+    // before a 304, which then vouches for the position too).
     if let Some(db) = &served.db {
         match compute(served, &**db, kind, &p) {
             Err(e) if e.needs_search() && served.live.is_some() => {}
+            Ok(ref body) if !matches!(body, Body::Svg(None)) && not_modified(&headers, &tag) => {
+                return unchanged(tag, &app.cache)
+            }
             done => return respond(&app, done, &p, tag),
         }
+    }
+    // The search lane: a position past the book, well-formed; a client
+    // that holds its answer is not made to wait for a search.
+    if not_modified(&headers, &tag) {
+        return unchanged(tag, &app.cache);
     }
     // The search lane.
     let limit = app.time_limit;
@@ -527,9 +538,6 @@ async fn play(
     };
     let served = &app.served[index];
     let tag = etag(served, Answer::Play, &params);
-    if not_modified(&headers, &tag) {
-        return unchanged(tag, &app.cache);
-    }
     let game = served.game.present();
     let played = game.parse(p).and_then(|position| {
         let mv = game.parse_move(position.state, m)?;
@@ -545,6 +553,8 @@ async fn play(
         Ok(game.format_full(&position.play(edge)))
     });
     match played {
+        // Conditional only once the move is known to be legal.
+        Ok(_) if not_modified(&headers, &tag) => unchanged(tag, &app.cache),
         Ok(next) => {
             let mut body = String::from("{\"position\":");
             json::string(&mut body, &next);

@@ -34,7 +34,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify, Semaphore};
+use tokio::sync::{oneshot, watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tower::ServiceExt;
 
@@ -177,7 +177,9 @@ pub async fn serve(
         .header_read_timeout(None)
         // One contiguous buffer per write, which [`Tracked`] reads.
         .writev(false)
-        .max_buf_size(MAX_HEAD);
+        // [`Tracked`] holds headers to [`MAX_HEAD`]; hyper's own check, at
+        // twice that, is a second line.
+        .max_buf_size(2 * MAX_HEAD);
     tokio::pin!(stop_when);
     loop {
         tokio::select! {
@@ -202,26 +204,31 @@ pub async fn serve(
                 let open = Arc::clone(&open);
                 let idle = Arc::clone(&idle);
                 let permit = match Arc::clone(&open).try_acquire_owned() {
-                    Ok(permit) => Some(permit),
+                    Ok(permit) => Ok(permit),
                     // At the cap, the connection idle the longest makes
                     // room, as nginx reuses its keep-alive connections: idle
                     // connections held open lock no one out. With none idle,
                     // the new one is closed at once.
-                    Err(_) if idle.evict_longest_idle() => None,
-                    Err(_) => continue,
+                    Err(_) => match idle.evict_longest_idle() {
+                        Some(handoff) => Err(handoff),
+                        None => continue,
+                    },
                 };
                 tokio::spawn(async move {
                     let permit = match permit {
-                        Some(permit) => permit,
-                        None => match tokio::time::timeout(EVICTION, open.acquire_owned()).await {
-                            Ok(Ok(permit)) => permit,
-                            _ => return,
+                        Ok(permit) => permit,
+                        Err(handoff) => match make_room(handoff, &open, &idle).await {
+                            Some(permit) => permit,
+                            None => return,
                         },
                     };
-                    let (id, evicted) = idle.add(Arc::clone(&phase));
-                    drive(connection, &phase, limits, stopping, &evicted).await;
-                    idle.remove(id);
-                    drop(permit);
+                    let (id, eviction) = idle.add(Arc::clone(&phase));
+                    drive(connection, &phase, limits, stopping, &eviction).await;
+                    // Evicted: the place goes to the connection that asked
+                    // for it; else back to all.
+                    if let Some(to) = idle.remove(id, &eviction) {
+                        let _ = to.send(permit);
+                    }
                 });
             }
             () = &mut stop_when => break,
@@ -236,9 +243,37 @@ pub async fn serve(
     Ok(())
 }
 
-/// How long a connection accepted at the cap waits for the room an idle
-/// connection makes when it is closed.
-const EVICTION: Duration = Duration::from_secs(1);
+/// How long a connection accepted at the cap waits for its place: an idle
+/// connection closes at once when asked, so this is ample.
+const EVICTION: Duration = Duration::from_secs(5);
+
+/// The place of a connection accepted at the cap: handed over by the idle
+/// connection it evicted as that one closes, or freed by any other. An
+/// evicted connection that turned busy before it saw the request keeps
+/// its place, and the next idle the longest is asked; with none idle, or
+/// none after [`EVICTION`], the new connection is closed (None).
+///
+/// Each new connection waits for the place its own eviction frees, so a
+/// burst over the cap cannot leave a later client queued behind earlier
+/// ones.
+async fn make_room(
+    mut handoff: oneshot::Receiver<OwnedSemaphorePermit>,
+    open: &Arc<Semaphore>,
+    idle: &Registry,
+) -> Option<OwnedSemaphorePermit> {
+    let deadline = Instant::now() + EVICTION;
+    loop {
+        tokio::select! {
+            handed = &mut handoff => match handed {
+                Ok(permit) => return Some(permit),
+                // It turned busy: ask the next.
+                Err(_) => handoff = idle.evict_longest_idle()?,
+            },
+            freed = Arc::clone(open).acquire_owned() => return freed.ok(),
+            () = tokio::time::sleep_until(deadline) => return None,
+        }
+    }
+}
 
 /// The open connections, so that one idle the longest can be closed when
 /// a new one needs its room.
@@ -250,44 +285,72 @@ struct Registry {
 #[derive(Default)]
 struct Open {
     next: u64,
-    by_id: HashMap<u64, (Arc<Phase>, Arc<Notify>)>,
+    by_id: HashMap<u64, (Arc<Phase>, Arc<Eviction>)>,
+}
+
+/// A request to an idle connection to close and hand its place on.
+#[derive(Default)]
+struct Eviction {
+    /// Tells the connection's task.
+    asked: Notify,
+    /// Where its place goes; taken (and dropped) if it turned busy.
+    to: Mutex<Option<oneshot::Sender<OwnedSemaphorePermit>>>,
+}
+
+impl Eviction {
+    /// The connection is busy after all: the asker looks elsewhere.
+    fn decline(&self) {
+        self.to.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
 }
 
 impl Registry {
-    /// Adds a connection: its id, and what tells it to close when idle.
-    fn add(&self, phase: Arc<Phase>) -> (u64, Arc<Notify>) {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a connection: its id, and its eviction.
+    fn add(&self, phase: Arc<Phase>) -> (u64, Arc<Eviction>) {
+        let mut open = self.lock();
         let id = open.next;
         open.next += 1;
-        let evicted = Arc::new(Notify::new());
-        open.by_id.insert(id, (phase, Arc::clone(&evicted)));
-        (id, evicted)
+        let eviction = Arc::new(Eviction::default());
+        open.by_id.insert(id, (phase, Arc::clone(&eviction)));
+        (id, eviction)
     }
 
-    fn remove(&self, id: u64) {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+    /// Removes a connection that closed: where its place goes, if a new
+    /// connection asked for it. (Under the lock that eviction takes too,
+    /// so an eviction is either seen here or never made.)
+    fn remove(
+        &self,
+        id: u64,
+        eviction: &Eviction,
+    ) -> Option<oneshot::Sender<OwnedSemaphorePermit>> {
+        let mut open = self.lock();
         open.by_id.remove(&id);
+        let to = eviction.to.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(open);
+        to
     }
 
-    /// Tells the connection idle the longest to close; false when none
-    /// is idle.
-    fn evict_longest_idle(&self) -> bool {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+    /// Asks the connection idle the longest to close and hand its place
+    /// on: where the place will come; None when no connection is idle.
+    fn evict_longest_idle(&self) -> Option<oneshot::Receiver<OwnedSemaphorePermit>> {
+        let mut open = self.lock();
         let oldest = open
             .by_id
             .iter()
             .filter(|(_, (phase, _))| phase.get() == IDLE)
             .min_by_key(|(_, (phase, _))| phase.idle_since())
-            .map(|(&id, _)| id);
+            .map(|(&id, _)| id)?;
         // Out of the list at once: the next connection at the cap picks
         // another.
-        match oldest.and_then(|id| open.by_id.remove(&id)) {
-            Some((_, evicted)) => {
-                evicted.notify_one();
-                true
-            }
-            None => false,
-        }
+        let (_, eviction) = open.by_id.remove(&oldest)?;
+        let (tx, rx) = oneshot::channel();
+        *eviction.to.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        eviction.asked.notify_one();
+        Some(rx)
     }
 }
 
@@ -326,7 +389,7 @@ async fn drive(
     phase: &Phase,
     limits: Limits,
     mut stopping: watch::Receiver<bool>,
-    evicted: &Notify,
+    eviction: &Eviction,
 ) {
     tokio::pin!(connection);
     // How often the phase is looked at when no deadline is near: a header
@@ -345,10 +408,11 @@ async fn drive(
             _ = &mut connection => return,
             () = tokio::time::sleep_until(wake) => {}
             // Room wanted for a new connection: closed if still idle.
-            () = evicted.notified() => {
+            () = eviction.asked.notified() => {
                 if phase.get() == IDLE {
                     return;
                 }
+                eviction.decline();
             }
             changed = stopping.changed(), if !stopped => {
                 stopped = true;
@@ -367,14 +431,97 @@ async fn drive(
     }
 }
 
-/// A socket that tells its connection's phase when bytes arrive, and gives
-/// hyper's own error answers a JSON body.
+/// A socket that tells its connection's phase when bytes arrive, refuses
+/// what hyper would not answer as promised (an HTTP/2 preface, a header
+/// over [`MAX_HEAD`]), and gives hyper's own error answers a JSON body.
 struct Tracked {
     stream: TcpStream,
     phase: Arc<Phase>,
     /// Bytes to write before anything else: an error answer rewritten.
     out: Vec<u8>,
     written: usize,
+    /// The requests' headers, as their bytes arrive.
+    heads: HeadScan,
+    /// Refused: `out` holds the answer; nothing more reaches hyper.
+    refused: bool,
+    /// Refused, and the answer written and the write side shut.
+    shut: bool,
+}
+
+/// What the connection's first bytes say when they are HTTP/2's: the
+/// request line of its client preface, sent with prior knowledge.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0";
+
+/// Why a connection is refused before hyper reads its request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refuse {
+    /// It speaks HTTP/2 with prior knowledge.
+    Http2,
+    /// A request header over [`MAX_HEAD`] bytes.
+    TooLarge,
+}
+
+/// Reads the requests' headers from the bytes as they arrive, across
+/// reads however they are cut: a header ends at its empty line (CR LF or a
+/// bare LF, as httparse reads it). The server takes no request bodies, so
+/// bytes after one header's end belong to the next: hyper's own limit,
+/// checked only between reads, would let a header run past the promised
+/// size by up to one read.
+#[derive(Default)]
+struct HeadScan {
+    /// Bytes of the connection matched against [`H2_PREFACE`], while they
+    /// match.
+    preface: usize,
+    /// The preface no longer matches.
+    not_h2: bool,
+    /// Bytes of the current header so far.
+    bytes: usize,
+    /// The last byte ended a line.
+    line_start: bool,
+    /// The current header has a byte other than CR or LF (blank lines
+    /// before a request line are skipped, not an end).
+    content: bool,
+}
+
+impl HeadScan {
+    /// Takes the bytes read; a refusal when they make one.
+    fn scan(&mut self, data: &[u8]) -> Option<Refuse> {
+        if !self.not_h2 {
+            for (&b, &want) in data.iter().zip(&H2_PREFACE[self.preface..]) {
+                if b != want {
+                    self.not_h2 = true;
+                    break;
+                }
+                self.preface += 1;
+            }
+            if !self.not_h2 && self.preface == H2_PREFACE.len() {
+                return Some(Refuse::Http2);
+            }
+        }
+        for &b in data {
+            self.bytes += 1;
+            if self.bytes > MAX_HEAD {
+                return Some(Refuse::TooLarge);
+            }
+            match b {
+                b'\n' if self.line_start && self.content => {
+                    // The empty line: the header is complete.
+                    *self = HeadScan {
+                        not_h2: true,
+                        ..HeadScan::default()
+                    };
+                    continue;
+                }
+                b'\n' => self.line_start = true,
+                b'\r' => {}
+                _ => {
+                    self.line_start = false;
+                    self.content = true;
+                }
+            }
+        }
+        None
+    }
 }
 
 impl Tracked {
@@ -384,6 +531,31 @@ impl Tracked {
             phase,
             out: Vec::new(),
             written: 0,
+            heads: HeadScan::default(),
+            refused: false,
+            shut: false,
+        }
+    }
+
+    /// Writes the refusal's answer, shuts the write side, then reads and
+    /// drops what the client still sends until it closes: closing with
+    /// its bytes unread would reset the connection, and could lose the
+    /// answer before the client reads it. The header time-out bounds the
+    /// wait ([`drive`]: the phase stays "header"). Ready (as the end of
+    /// the stream, for hyper) when the client has closed.
+    fn poll_refused(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.drain(cx))?;
+        if !self.shut {
+            ready!(Pin::new(&mut self.stream).poll_shutdown(cx))?;
+            self.shut = true;
+        }
+        let mut scratch = [0u8; 4096];
+        loop {
+            let mut dropped = ReadBuf::new(&mut scratch);
+            ready!(Pin::new(&mut self.stream).poll_read(cx, &mut dropped))?;
+            if dropped.filled().is_empty() {
+                return Poll::Ready(Ok(()));
+            }
         }
     }
 
@@ -409,10 +581,21 @@ impl AsyncRead for Tracked {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if this.refused {
+            return this.poll_refused(cx);
+        }
         let before = buf.filled().len();
         let r = ready!(Pin::new(&mut this.stream).poll_read(cx, buf));
         if buf.filled().len() > before {
             this.phase.read();
+            if let Some(why) = this.heads.scan(&buf.filled()[before..]) {
+                // hyper sees none of these bytes, and then the end.
+                buf.set_filled(before);
+                this.out = refusal(why);
+                this.written = 0;
+                this.refused = true;
+                return this.poll_refused(cx);
+            }
         }
         Poll::Ready(r)
     }
@@ -426,6 +609,10 @@ impl AsyncWrite for Tracked {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.drain(cx))?;
+        if this.refused {
+            // The refusal is the answer.
+            return Poll::Ready(Ok(buf.len()));
+        }
         if let Some((start, status)) = automatic_error(buf) {
             if start > 0 {
                 return Pin::new(&mut this.stream).poll_write(cx, &buf[..start]);
@@ -450,6 +637,9 @@ impl AsyncWrite for Tracked {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         ready!(this.drain(cx))?;
+        if this.shut {
+            return Poll::Ready(Ok(()));
+        }
         Pin::new(&mut this.stream).poll_shutdown(cx)
     }
 }
@@ -486,15 +676,37 @@ fn memrfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
+/// The answer to a connection refused before hyper read its request.
+fn refusal(why: Refuse) -> Vec<u8> {
+    let (status, message) = match why {
+        Refuse::Http2 => (
+            400,
+            "HTTP/2 is not served: this server speaks HTTP/1.1 (send the request without \
+             the HTTP/2 preface)",
+        ),
+        Refuse::TooLarge => (431, TOO_LARGE),
+    };
+    error_answer(status, message, b"")
+}
+
+const TOO_LARGE: &str = "request header too large: at most 100 fields and 64 KiB";
+
 /// The answer of status `status` with a JSON body, in place of hyper's
 /// `head` (whose other headers, the date, are kept).
 fn json_error_answer(status: u16, head: &[u8]) -> Vec<u8> {
     let message = match status {
         400 => "malformed request: not an HTTP/1.1 request this server reads",
         414 => "request target too long",
-        431 => "request header too large: at most 100 fields and 64 KiB",
+        431 => TOO_LARGE,
         _ => "request refused",
     };
+    error_answer(status, message, head)
+}
+
+/// The answer of status `status` with `message` in a JSON body, and the
+/// headers of `head` (an answer's head: its status line is replaced) but
+/// for its length and connection.
+fn error_answer(status: u16, message: &str, head: &[u8]) -> Vec<u8> {
     let reason = axum::http::StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())
@@ -523,6 +735,76 @@ fn json_error_answer(status: u16, head: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Scans `data` cut into pieces of `cut` bytes.
+    fn scan_in_pieces(data: &[u8], cut: usize) -> Option<Refuse> {
+        let mut heads = HeadScan::default();
+        data.chunks(cut).find_map(|piece| heads.scan(piece))
+    }
+
+    #[test]
+    fn head_scan_refuses_a_header_over_the_limit_however_it_is_cut() {
+        let request = |filler: usize| {
+            let mut r = b"GET /api/info HTTP/1.1\r\nHost: x\r\nX-Big: ".to_vec();
+            let fixed = r.len() + 4;
+            r.resize(r.len() + filler - fixed, b'a');
+            r.extend_from_slice(b"\r\n\r\n");
+            assert_eq!(r.len(), filler);
+            r
+        };
+        for cut in [1, 7, 4096, 1 << 20] {
+            // Exactly the limit, twice in a row (kept alive): taken.
+            let mut two = request(MAX_HEAD);
+            two.extend_from_slice(&request(MAX_HEAD));
+            assert_eq!(scan_in_pieces(&two, cut), None, "cut {cut}");
+            // One byte more: refused.
+            assert_eq!(
+                scan_in_pieces(&request(MAX_HEAD + 1), cut),
+                Some(Refuse::TooLarge),
+                "cut {cut}"
+            );
+            // With bare line feeds, and blank lines before the request.
+            let mut bare = b"\r\n\nGET / HTTP/1.1\nHost: x\n\n".to_vec();
+            bare.extend_from_slice(&request(MAX_HEAD));
+            assert_eq!(scan_in_pieces(&bare, cut), None, "cut {cut}");
+        }
+        // Blank lines alone never end a header: they count toward it.
+        assert_eq!(
+            scan_in_pieces(&b"\r\n".repeat(MAX_HEAD), 512),
+            Some(Refuse::TooLarge)
+        );
+    }
+
+    #[test]
+    fn head_scan_knows_the_http2_preface_alone() {
+        let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+        for cut in [1, 3, 14, 24] {
+            assert_eq!(
+                scan_in_pieces(preface, cut),
+                Some(Refuse::Http2),
+                "cut {cut}"
+            );
+        }
+        for other in [
+            &b"PRI * HTTP/1.1\r\n\r\n"[..],
+            b"GET / HTTP/1.1\r\n\r\nPRI * HTTP/2.0\r\n\r\n",
+            b"PRIX",
+        ] {
+            assert_eq!(scan_in_pieces(other, 1), None);
+        }
+    }
+
+    #[test]
+    fn refusals_are_json_answers_that_close() {
+        for (why, status) in [(Refuse::Http2, "400"), (Refuse::TooLarge, "431")] {
+            let answer = String::from_utf8(refusal(why)).unwrap();
+            let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+            assert!(head.starts_with(&format!("HTTP/1.1 {status} ")), "{head}");
+            assert!(head.contains("\r\nconnection: close"), "{head}");
+            assert!(head.contains(&format!("content-length: {}", body.len())));
+            assert!(body.starts_with("{\"error\":"), "{body}");
+        }
+    }
 
     #[test]
     fn finds_the_empty_error_answers_alone() {

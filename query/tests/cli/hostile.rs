@@ -238,7 +238,41 @@ fn a_full_stdout_is_an_error_not_a_panic() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(stderr.contains("query: error"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("query: error: writing output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // Batch mode, with positions to answer: the same words, whichever
+    // thread met the full disk.
+    let positions = "start\na1\nb2 c3\n".repeat(5000);
+    for args in [&["-"][..], &["--json", "-"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut child = Process::new(env!("CARGO_BIN_EXE_query"))
+            .arg("--db")
+            .arg(db)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // The program may stop reading once it fails: a closed pipe here
+        // is its choice.
+        let _ = stdin.write_all(positions.as_bytes());
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("query: error: writing output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }

@@ -21,6 +21,7 @@ mod probe_agrees;
 mod python_reader;
 mod serve;
 mod serve_limits;
+mod serve_protocol;
 mod shapes;
 mod stats_cli;
 mod svg_color_cli;

@@ -12,14 +12,14 @@ use super::serve::{enc, get, serve, start_only_book, started, write_db, Server};
 
 /// A response read from a stream: status, header lines (lower-case
 /// names), body.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) body: String,
 }
 
 impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -27,7 +27,7 @@ impl Answer {
     }
 
     /// The body, as the JSON error object every error answer is.
-    fn error_message(&self) -> String {
+    pub(super) fn error_message(&self) -> String {
         assert_eq!(
             self.header("content-type"),
             Some("application/json"),
@@ -44,7 +44,7 @@ impl Answer {
 }
 
 /// Reads one response (its body by Content-Length, or to the end).
-fn read_answer(s: &mut TcpStream) -> Answer {
+pub(super) fn read_answer(s: &mut TcpStream) -> Answer {
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let mut buf = Vec::new();
     let mut byte = [0u8; 1];
@@ -97,14 +97,14 @@ fn read_answer(s: &mut TcpStream) -> Answer {
 }
 
 /// Sends `request` as is on a new connection and reads the answer.
-fn raw(addr: &str, request: &[u8]) -> Answer {
+pub(super) fn raw(addr: &str, request: &[u8]) -> Answer {
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(request).unwrap();
     read_answer(&mut s)
 }
 
 /// `GET target` with extra header lines, on a new connection.
-fn get_with(addr: &str, target: &str, headers: &[(&str, &str)]) -> Answer {
+pub(super) fn get_with(addr: &str, target: &str, headers: &[(&str, &str)]) -> Answer {
     let mut request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (n, v) in headers {
         request.push_str(&format!("{n}: {v}\r\n"));
