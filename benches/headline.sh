@@ -4,7 +4,8 @@
 # on stderr).
 #
 #   benches/headline.sh [--pairs N] [--wrk-runs N] [--json-runs N]
-#                       [--python-runs N] [--bsquare-src DIR] [--long]
+#                       [--python-runs N] [--site-runs N]
+#                       [--bsquare-src DIR] [--long]
 #
 # 1. British Square 5x5, one thread: CPU (user + system) of
 #    `generator -q --threads 1`, solving and writing the file, against
@@ -18,7 +19,15 @@
 #    --wrk-runs runs each (default 3), medians.
 # 4. `query --json -` over the million positions (hyperfine when
 #    installed, --json-runs runs, default 5), median.
-# 5. With --long: the time `generator --game connect-four` and
+# 5. The static explorer (web/build-site, served by nginx) through a proxy
+#    that delays each request by 100 ms, in a fresh headless Chromium: the
+#    time from navigation to the first answer shown, median of
+#    --site-runs (default 3), against the target of 1.5 s. It runs the
+#    browser test that measures it (tests/browser/test_static_site.py::
+#    test_through_a_slow_proxy, which holds the bytes read, not the time)
+#    with the release binaries, in tests/run's venv (target/python-venv),
+#    with Chromium, ChromeDriver and nginx as tests/run installs them.
+# 6. With --long: the time `generator --game connect-four` and
 #    `generator --game dandelions` announce against their wall time.
 #
 # The anchor's source: --bsquare-src DIR or BSQUARE_SRC=DIR, a source
@@ -38,6 +47,7 @@ pairs=${PAIRS:-5}
 wrk_runs=${WRK_RUNS:-3}
 json_runs=${JSON_RUNS:-5}
 python_runs=${PYTHON_RUNS:-5}
+site_runs=${SITE_RUNS:-3}
 bsquare_src=${BSQUARE_SRC:-}
 long=0
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -47,13 +57,14 @@ while [ $# -gt 0 ]; do
         --wrk-runs) wrk_runs=${2:?--wrk-runs needs a value}; shift 2 ;;
         --json-runs) json_runs=${2:?--json-runs needs a value}; shift 2 ;;
         --python-runs) python_runs=${2:?--python-runs needs a value}; shift 2 ;;
+        --site-runs) site_runs=${2:?--site-runs needs a value}; shift 2 ;;
         --bsquare-src) bsquare_src=${2:?--bsquare-src needs a value}; shift 2 ;;
         --long) long=1; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "headline: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-for n in "$pairs" "$wrk_runs" "$json_runs" "$python_runs"; do
+for n in "$pairs" "$wrk_runs" "$json_runs" "$python_runs" "$site_runs"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "headline: a count must be a positive number, not '$n'" >&2; exit 2; }
 done
 
@@ -347,7 +358,47 @@ row "\`query --json - < pos1m.txt > /dev/null\`: full JSON answers, wall time, m
     "$(fmt "$secs") s: **$(fmt "$rate / 1e6")M answers a second**" "aim: 2M a second" \
     "$(fmt "$rate / 2e6")x the aim: $(aim "$rate >= 2e6")"
 
-# ---- 5. --long: the generator's estimates ---------------------------------
+# ---- 5. the static explorer through a slow proxy ---------------------------
+what="The static explorer through a proxy adding 100 ms to each request: navigation to the first answer, a fresh headless Chromium each run, median of $(runs "$site_runs")"
+site_target="target: at most 1.5 s"
+site_note=
+chromium=${BOARDSOLVE_CHROMIUM:-/usr/bin/chromium}
+chromedriver=${BOARDSOLVE_CHROMEDRIVER:-/usr/bin/chromedriver}
+nginx=${BOARDSOLVE_NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+for tool in "$chromium" "$chromedriver" "$nginx"; do
+    [ -x "$tool" ] || site_note="$tool not found (tests/run installs Chromium, ChromeDriver and nginx)"
+done
+if [ -z "$site_note" ] && ! "$venv/bin/python" -c 'import pytest, selenium' 2>/dev/null; then
+    "$venv/bin/python" -m pip install -q pytest "selenium>=4.11,<5" >&2 ||
+        site_note="pytest and selenium did not install into $venv"
+fi
+if [ -z "$site_note" ]; then
+    : >"$run/site"
+    for i in $(seq "$site_runs"); do
+        say "the static explorer through the slow proxy, run $i of $site_runs"
+        rm -f "$root/target/static-site-figures.json"
+        if ! BOARDSOLVE_BIN=$release BOARDSOLVE_CHROMIUM=$chromium BOARDSOLVE_CHROMEDRIVER=$chromedriver \
+            BOARDSOLVE_NGINX=$nginx "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+            "tests/browser/test_static_site.py::test_through_a_slow_proxy" >"$run/site.log" 2>&1; then
+            cat "$run/site.log" >&2
+            site_note="the browser run failed (see above)"
+            break
+        fi
+        first=$("$venv/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["first_answer_s"])' \
+            "$root/target/static-site-figures.json")
+        say "  first answer after $first s"
+        echo "$first" >>"$run/site"
+    done
+fi
+if [ -z "$site_note" ]; then
+    first=$(median <"$run/site")
+    row "$what" "**$(fmt "$first") s** (runs: $(paste -sd' ' "$run/site"))" "$site_target" \
+        "$(fmt "$first / 1.5")x the target: $(verdict "$first <= 1.5")"
+else
+    row "$what" "not measured" "$site_target" "$site_note"
+fi
+
+# ---- 6. --long: the generator's estimates ---------------------------------
 to_seconds() { # "about 1m 15s", "44s", "1h 39m"
     awk '{ s = 0; for (i = 1; i <= NF; i++) { v = $i + 0; u = $i; sub(/^[0-9.]+/, "", u);
            s += (u == "h") ? v * 3600 : (u == "m") ? v * 60 : (u == "s") ? v : 0 } print s }' <<<"$1"

@@ -6,9 +6,12 @@ by nginx, which answers HTTP range requests, and by Python's
 `http.server`, which does not (the page then downloads each database
 whole). Headless Chromium loads the page, plays moves by clicking, and
 every value shown is checked against what `query` prints for the same
-position and file. A proxy that delays every request by 100 ms measures
-the time to the first answer and the bytes read per position (written to
-target/static-site-figures.json). A second site with a 1 s time cap shows
+position and file. Through a proxy that delays every request by 100 ms, the
+page shows an answer before its line of perfect play, and reads a small
+part of the file for each position; the times and bytes are written to
+target/static-site-figures.json, which benches/headline.sh reads for its
+time to the first answer (a benchmark, not a test: a busy machine takes
+longer). A second site with a 1 s time cap shows
 a search past an opening book timing out.
 
 The binaries come from BOARDSOLVE_BIN (default: target/debug of the
@@ -53,10 +56,11 @@ DATABASES = [
 ]
 
 MOVES = 5
-# The proxy's delay before each request, and the most the first answer may
-# take through it, from the start of the navigation.
+# The proxy's delay before each request.
 DELAY = 0.1
-FIRST_ANSWER = 1.5
+# The most of the British Square file one position may read, its line of
+# perfect play with it: a few blocks a move, never the file.
+READ_AT_MOST = 0.05
 
 # Run in every page before its scripts: records what #status and #error
 # say and when #value is first filled.
@@ -72,7 +76,11 @@ document.addEventListener("DOMContentLoaded", () => {
   watch("status", (t) => window.__statuses.push(t));
   watch("error", (t) => window.__errors.push(t));
   watch("value", (t) => {
-    if (t !== "" && window.__firstAnswer === undefined) window.__firstAnswer = performance.now();
+    if (t !== "" && window.__firstAnswer === undefined) {
+      window.__firstAnswer = performance.now();
+      const line = document.getElementById("line");
+      window.__lineAtFirstAnswer = line ? line.textContent : null;
+    }
   });
 });
 """
@@ -375,8 +383,8 @@ def test_server_without_ranges_downloads_whole_files(dbs, site, browser, tmp_pat
     assert re.search(r'"GET /bsq\.db HTTP/1\.1" 200', requests), requests
 
 
-# c. Through a proxy that delays every request: the first answer comes
-# soon, and each position reads little.
+# c. Through a proxy that delays every request: the answer shows before its
+# line, and each position reads little.
 
 class DelayingProxy:
     """A threaded HTTP proxy in front of `upstream` (host, port) that waits
@@ -444,7 +452,7 @@ class DelayingProxy:
         self.server.server_close()
 
 
-def test_first_answer_through_a_slow_proxy(dbs, site, nginx):
+def test_through_a_slow_proxy(dbs, site, nginx):
     base, _ = nginx
     upstream = urllib.parse.urlsplit(base)
     proxy = DelayingProxy((upstream.hostname, upstream.port), DELAY)
@@ -457,6 +465,7 @@ def test_first_answer_through_a_slow_proxy(dbs, site, nginx):
             lambda d: d.execute_script("return window.__firstAnswer !== undefined"
                                        " || document.getElementById('error').textContent !== ''"))
         first = driver.execute_script("return window.__firstAnswer") / 1000
+        line_at_first_answer = driver.execute_script("return window.__lineAtFirstAnswer")
         answered = proxy.read("/bsq.db")
         everything = proxy.read("")
         databases = proxy.read(".db")
@@ -524,7 +533,17 @@ def test_first_answer_through_a_slow_proxy(dbs, site, nginx):
     print(json.dumps(figures, indent=1))
     FIGURES.parent.mkdir(exist_ok=True)
     FIGURES.write_text(json.dumps(figures, indent=1) + "\n")
-    assert first < FIRST_ANSWER, f"the first answer took {first:.2f} s"
+    # The order of events: the answer shows first, and its line of perfect
+    # play (which reads one round of blocks a move) fills in after it.
+    assert line_at_first_answer in ("", "…"), line_at_first_answer
+    # What each position read once everything settled: a few blocks, never
+    # the file. (How long it took is benches/headline.sh's to judge.)
+    size = figures["file_bytes"]
+    for position in figures["positions"]:
+        read = position["with_line"]
+        assert read["bytes"] <= READ_AT_MOST * size, (position, size)
+        assert read["requests"] <= 60, position
+    assert all(n < size for path, _, n, *_ in timeline if path.endswith("/bsq.db")), timeline
 
 
 # d. The time cap.
@@ -545,7 +564,9 @@ def test_search_past_the_cap_times_out(dbs, capped_site, nginx, browser):
     took = time.monotonic() - started
     error = browser.find_element(By.ID, "error").text
     assert error == "the search timed out: no answer within 1 s"
-    assert took < 10, f"the timed-out answer took {took:.1f} s"
+    # A deadline of behaviour with ample room: the 1 s cap fired, not a
+    # search of seconds run to its end.
+    assert took < 30, f"the timed-out answer took {took:.1f} s"
     statuses = browser.execute_script("return window.__statuses")
     assert "Searching…" in statuses, statuses
     assert browser.find_element(By.ID, "status").text == ""
