@@ -134,17 +134,20 @@ fn eight_readers_see_the_old_file_or_the_new_one_while_it_is_replaced() {
 
     let stop = AtomicBool::new(false);
     let seen = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    let started: [AtomicUsize; READERS] = std::array::from_fn(|_| AtomicUsize::new(0));
     let mut replacements = 0usize;
     std::thread::scope(|scope| {
         let readers: Vec<_> = (0..READERS)
             .map(|r| {
                 let (stop, seen, sides, path) = (&stop, &seen, &sides, &path);
+                let started = &started[r];
                 scope.spawn(move || {
                     let mode = if r % 2 == 0 { Mode::Args } else { Mode::Batch };
                     let mut processes = 0usize;
                     while !stop.load(Ordering::Relaxed) {
                         let (status, out, err) = ask(path, mode);
                         processes += 1;
+                        started.store(processes, Ordering::Relaxed);
                         assert!(
                             status.success(),
                             "reader {r}, process {processes}: {status}: {err}"
@@ -166,8 +169,16 @@ fn eight_readers_see_the_old_file_or_the_new_one_while_it_is_replaced() {
                 })
             })
             .collect();
+        // For REPLACING at least, and on until there were 20 replacements
+        // and 5 readers each: counts, not a speed, so that a busy machine
+        // takes longer rather than fails (two minutes at most).
         let start = Instant::now();
-        while start.elapsed() < REPLACING {
+        let enough = |replacements: usize| {
+            start.elapsed() >= REPLACING
+                && replacements >= 20
+                && started.iter().all(|c| c.load(Ordering::Relaxed) >= 5)
+        };
+        while !enough(replacements) && start.elapsed() < Duration::from_secs(120) {
             replacements += 1;
             publish(&sides[replacements % 2]);
         }
