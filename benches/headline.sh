@@ -94,11 +94,10 @@ timed() {
     local TIMEFORMAT='%3R %3U %3S'
     { time "$@" >>"$run/out.log" 2>&1; } 2>&1
 }
-# Installs a Debian package (as root only; true when it worked).
+# Installs a Debian package (as root only; true when it worked), saying
+# what it installs and upgrades (tests/apt-install).
 ensure_package() {
-    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 1
-    say "installing $1 (apt-get)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-upgrade "$1"; } >&2
+    "$root/tests/apt-install" headline "$1"
 }
 # True when the command is there, after installing its package when missing.
 ensure() {
