@@ -355,8 +355,11 @@ mod tests {
     use crate::games::dots_and_boxes::DotsAndBoxes;
 
     /// The most a stopped search may take to return, from the moment its
-    /// flag is set.
-    const PROMPT: Duration = Duration::from_millis(100);
+    /// flag is set: a deadline of behaviour, not a speed. It returns within
+    /// milliseconds; 5 s is room for a busy machine, where a search that
+    /// missed its flag would run on for many seconds (and end unstopped,
+    /// which the tests catch too).
+    const PROMPT: Duration = Duration::from_secs(5);
 
     /// Runs `search` with `cancel` set `after` it starts, from another
     /// thread; the time from the flag to the return, and what it returned.
@@ -505,8 +508,11 @@ mod tests {
         let cancel = Cancel::with_time_limit(Duration::from_millis(200));
         let start = Instant::now();
         let got = cancel.run(|| live.value(game.canonical(c4("44").key())));
+        let took = start.elapsed();
+        // Stopped, not answered: the search of many seconds did not run on.
         assert!(got.is_err_and(|e| e.is_stopped()));
-        assert!(start.elapsed() < Duration::from_millis(200) + PROMPT);
+        // By its time limit, with room for a busy machine (see PROMPT).
+        assert!(took < Duration::from_millis(200) + PROMPT, "{took:?}");
     }
 
     #[test]
