@@ -593,7 +593,7 @@ async fn info(State(app): State<Arc<App>>) -> Response {
 }
 
 /// The explorer page (one file, no external resources).
-const PAGE: &str = include_str!("explorer.html");
+const PAGE: &str = include_str!("../explorer.html");
 
 async fn page(headers: HeaderMap) -> Response {
     static TAG: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::new(|| {
