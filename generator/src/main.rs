@@ -294,7 +294,10 @@ fn check_options(args: &Args, game: &AnyGame) -> Result<(), Failure> {
             }
         }
     }
-    if let (Some(bits), Some(range)) = (args.table_bits, game.table_bits_range()) {
+    if let (Some(bits), Some(range)) = (
+        args.table_bits,
+        game.book_game().map(|b| b.table_bits_range()),
+    ) {
         if !range.contains(&bits) {
             return Err(usage(format!(
                 "--table-bits {bits}: {label} takes {} to {}",

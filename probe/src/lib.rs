@@ -415,7 +415,11 @@ impl Tablebase {
     #[cfg(feature = "search")]
     pub fn with_search(mut self, table_bits: u32) -> Result<Tablebase, ProbeError> {
         let searchers = boardsolve::solve::live::default_searchers();
-        if let Some(Err(e)) = self.game.check_tables(searchers, table_bits) {
+        let checked = self
+            .game
+            .book_game()
+            .map(|b| b.check_tables(searchers, table_bits));
+        if let Some(Err(e)) = checked {
             return Err(search_failed(format!("table bits {table_bits}: {e}")));
         }
         self.search_bits = Some(table_bits);
@@ -445,8 +449,8 @@ impl Tablebase {
     #[cfg(feature = "search")]
     pub fn search_memory(&self) -> Option<u64> {
         let bits = self.search_bits.filter(|_| self.game.has_book())?;
-        self.game
-            .table_bytes(boardsolve::solve::live::default_searchers(), bits)
+        let searchers = boardsolve::solve::live::default_searchers();
+        Some(self.game.book_game()?.table_bytes(searchers, bits))
     }
 
     /// The nodes the live search has visited since search was turned on,

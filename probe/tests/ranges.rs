@@ -9,23 +9,21 @@ use boardsolve::core::NoProgress;
 use boardsolve::db::pack::{pack_database, write_packed, PackOptions};
 use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
-use boardsolve::solve::book::{build_book, BookOptions};
-use boardsolve::Game;
+use boardsolve::solve::book::BookOptions;
 use boardsolve_probe::{ProbeError, RangeFile, Tablebase};
 
 fn write(dir: &Path, game: &str, variant: &str) -> PathBuf {
     let g = AnyGame::new(game, variant).unwrap();
     let path = dir.join(format!("{game}-{variant}.db"));
-    match &g {
-        AnyGame::ConnectFour(c4) => {
-            let book = build_book(c4, &BookOptions::new(3), &NoProgress).unwrap();
-            boardsolve::db::write_database(&path, c4.descriptor(), &book.into()).unwrap();
-        }
-        _ => {
-            let sol = g.solve(&NoProgress).unwrap();
-            boardsolve::db::write_database(&path, g.game().descriptor(), &sol).unwrap();
-        }
-    }
+    let sol = if g.has_book() {
+        g.build_book(&BookOptions::new(3), &NoProgress)
+            .unwrap()
+            .unwrap()
+            .into()
+    } else {
+        g.solve(&NoProgress).unwrap()
+    };
+    boardsolve::db::write_database(&path, g.game().descriptor(), &sol).unwrap();
     path
 }
 

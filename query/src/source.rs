@@ -183,10 +183,7 @@ fn checked_table_bits(
     asked: Option<u32>,
 ) -> Result<u32, Failure> {
     let searchers = default_searchers();
-    let Some(default) = game
-        .default_table_bits(searchers)
-        .filter(|_| game.searched_with(db))
-    else {
+    let Some(book) = game.book_game().filter(|_| game.searched_with(db)) else {
         return match asked {
             Some(_) => Err(usage(&format!(
                 "--table-bits does not apply to {}, which is answered from its database \
@@ -196,13 +193,13 @@ fn checked_table_bits(
             None => Ok(0),
         };
     };
-    let bits = asked.unwrap_or(default);
-    match game.check_tables(searchers, bits) {
-        Some(Err(e)) if asked.is_some() => Err(usage(&format!("--table-bits {bits}: {e}"))),
-        Some(Err(e)) => Err(usage(&format!(
+    let bits = asked.unwrap_or_else(|| book.default_table_bits(searchers));
+    match book.check_tables(searchers, bits) {
+        Err(e) if asked.is_some() => Err(usage(&format!("--table-bits {bits}: {e}"))),
+        Err(e) => Err(usage(&format!(
             "the default --table-bits {bits}: {e}: give a smaller --table-bits"
         ))),
-        None | Some(Ok(_)) => Ok(bits),
+        Ok(_) => Ok(bits),
     }
 }
 

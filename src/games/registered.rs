@@ -1,13 +1,16 @@
 //! What a game declares about itself, in its folder's `mod.rs`, for the
-//! registry to list it: its names and help texts ([`GameInfo`]), what its
-//! database holds on each board ([`DatabaseKind`]), which solver builds it,
-//! the search behind its opening book, and what a build costs (`Estimate`,
-//! and the `Calibration` sample that scales it to the machine it runs on,
-//! feature `engine`). The registry names each game once, in its list, and
-//! asks everything else through [`RegisteredGame`], so that a game is
-//! complete in its own folder.
+//! registry to list it: its names, help texts and constructor
+//! ([`GameInfo`], data), and one trait ([`RegisteredGame`]) for what
+//! depends on the variant: what its database holds on each board
+//! ([`DatabaseKind`]), which solver builds it (the layered solver unless
+//! the game names its own), the search behind its opening book, and what a
+//! build costs (`Estimate`, and the `Calibration` sample that scales it to
+//! the machine it runs on, feature `engine`). The registry names each game
+//! once, in its list, so that a game is complete in its own folder.
 
-use crate::core::{Heuristic, VariantError};
+use std::sync::Arc;
+
+use crate::core::{BoundHeuristic, VariantError};
 use crate::render::Presentation;
 #[cfg(feature = "search")]
 use crate::solve::book::DynBookGame;
@@ -16,7 +19,7 @@ use crate::{
     core::{Progress, Solved},
     solve::dense::{DenseOutput, DenseRankSummary},
     solve::ranks::{Exchange, RankSolution},
-    solve::SolveError,
+    solve::{self, SolveError},
 };
 
 /// What a game's database holds.
@@ -32,8 +35,9 @@ pub enum DatabaseKind {
     },
 }
 
-/// Registry entry: what a game is called, what it is, and how it is
-/// stored.
+/// Registry entry: what a game is called, what it is, how it is stored,
+/// and how to set it up. A game declares it as a constant in its folder,
+/// and the registry lists it.
 #[derive(Clone, Copy, Debug)]
 pub struct GameInfo {
     /// Name used on the command line and in database headers.
@@ -53,6 +57,15 @@ pub struct GameInfo {
     /// What its database holds (for the standard variant; see
     /// [`RegisteredGame::database_kind`]).
     pub kind: DatabaseKind,
+    /// Other names of some of its variants, each `(name, variant)`:
+    /// `--game NAME` without `--variant` is that variant (`tic-tac-toe`
+    /// is k-in-a-row 3x3,k=3).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// How the help of `--table-bits` tells of its searches; `None` for a
+    /// game never answered by search.
+    pub search_help: Option<SearchHelp>,
+    /// Sets up the game from a variant spec (empty for the standard one).
+    pub new: fn(&str) -> Result<Arc<dyn RegisteredGame>, VariantError>,
 }
 
 /// How the searchers of a game answered by search share their
@@ -225,34 +238,22 @@ impl TimeScale {
 }
 
 /// A game as the registry lists it: everything the tools need to know of
-/// it besides its rules ([`crate::core::Game`]) and its looks
-/// ([`Presentation`]), declared in the game's folder. One small trait with
-/// constants for what is fixed and methods for what depends on the
-/// variant; the game names its own solvers, so that no `match` elsewhere
-/// has to.
-pub trait RegisteredGame: Presentation + Clone + 'static {
-    /// Names, help texts, default file and the standard variant's database.
-    const INFO: GameInfo;
+/// it besides its rules ([`crate::core::Game`]), its looks
+/// ([`Presentation`]) and what is fixed ([`GameInfo`]), declared in the
+/// game's folder. Every method but [`RegisteredGame::database_kind`] has a
+/// default: a game whose moves never return to an earlier layer (the
+/// number of pieces only grows) takes the layered solver, on one process
+/// or on ranks, and writes no solver code; a game with a solver of its own
+/// names it here. The registry holds it as a trait object.
+pub trait RegisteredGame: Presentation + 'static {
+    /// What this variant's database holds ([`GameInfo::kind`] is what it
+    /// holds on the standard variant).
+    fn database_kind(&self) -> DatabaseKind;
 
-    /// How the help of `--table-bits` tells of its searches; `None` for a
-    /// game never answered by search.
-    const SEARCH_HELP: Option<SearchHelp> = None;
-
-    /// Other names of some of its variants, each `(name, variant)`:
-    /// `--game NAME` without `--variant` is that variant (`tic-tac-toe`
-    /// is k-in-a-row 3x3,k=3).
-    const ALIASES: &'static [(&'static str, &'static str)] = &[];
-
-    /// Its heuristics, for the statistics (`query stats`).
-    const HEURISTICS: &'static [Heuristic<Self>] = &[];
-
-    /// Sets up the game from a variant spec (empty for the standard one).
-    fn from_variant(spec: &str) -> Result<Self, VariantError>;
-
-    /// What this variant's database holds; by default what
-    /// [`GameInfo::kind`] says of every variant.
-    fn database_kind(&self) -> DatabaseKind {
-        Self::INFO.kind
+    /// Its heuristics bound to it, for the statistics (`query stats`);
+    /// none by default.
+    fn heuristics(&self) -> Vec<BoundHeuristic<'_>> {
+        Vec::new()
     }
 
     /// The game as its book's search sees it, on the boards whose
@@ -262,27 +263,33 @@ pub trait RegisteredGame: Presentation + Clone + 'static {
         None
     }
 
-    /// Solves the game completely, with the solver that suits it. Called
+    /// Solves the game completely with the solver that suits it: by
+    /// default the layered solver ([`solve::solve`]). The registry calls it
     /// only when [`RegisteredGame::database_kind`] is
     /// [`DatabaseKind::Complete`] and the records fit.
     #[cfg(feature = "engine")]
-    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError>;
+    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        solve::solve(self, progress).map(Solved::from)
+    }
 
-    /// Solves the game completely on the ranks of `ex` (every rank calls
-    /// it), under the same conditions as [`RegisteredGame::solve`]; `None`
-    /// when its solver does not run on ranks.
+    /// [`RegisteredGame::run_solver`] on the ranks of `ex` (every rank
+    /// calls it): by default the layered solver's ranks
+    /// ([`solve::ranks::solve`]); `None` when the game's solver does not
+    /// run on ranks.
     #[cfg(feature = "engine")]
-    fn solve_on_ranks(
+    fn run_solver_on_ranks(
         &self,
         ex: &dyn Exchange,
         progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>>;
+    ) -> Option<Result<RankSolution, SolveError>> {
+        Some(solve::ranks::solve(self, ex, progress))
+    }
 
     /// Solves a game whose database is a dense table on the ranks of `ex`
     /// (rank 0 with the `output` the table goes to); `None`, the default,
     /// for a game whose database is sorted.
     #[cfg(feature = "engine")]
-    fn solve_dense_on_ranks(
+    fn run_dense_solver_on_ranks(
         &self,
         ex: &dyn Exchange,
         progress: &dyn Progress,
@@ -294,10 +301,13 @@ pub trait RegisteredGame: Presentation + Clone + 'static {
 
     /// What `generator` would cost: this variant's own database (a book of
     /// `depth` moves when it is one) searched with tables of
-    /// `2^table_bits` words on `threads` threads. `None` when no measured
-    /// run tells.
+    /// `2^table_bits` words on `threads` threads. `None`, the default, when
+    /// no measured run tells.
     #[cfg(feature = "engine")]
-    fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate>;
+    fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
+        let _ = (depth, table_bits, threads);
+        None
+    }
 
     /// The sample `generator` times to scale [`RegisteredGame::estimate`]
     /// of this variant's database (a book of `depth` moves when it is one)

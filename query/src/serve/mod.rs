@@ -119,7 +119,10 @@ impl ServeArgs {
     /// Checks that `game`'s search tables of `2^table_bits` entries fit,
     /// one for each search thread.
     pub fn check_tables(&self, game: &AnyGame, table_bits: u32) -> Result<(), String> {
-        match game.check_tables(self.search_threads(), table_bits) {
+        let checked = game
+            .book_game()
+            .map(|b| b.check_tables(self.search_threads(), table_bits));
+        match checked {
             Some(Err(e)) => Err(format!("--table-bits {table_bits}: {}: {e}", game.label())),
             _ => Ok(()),
         }

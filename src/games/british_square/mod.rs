@@ -28,8 +28,10 @@ mod present;
 pub use game::BritishSquare;
 pub use heuristics::{greedy, HEURISTICS};
 
+use std::sync::Arc;
+
 use super::registered::{DatabaseKind, GameInfo, RegisteredGame};
-use crate::core::{Heuristic, VariantError};
+use crate::core::BoundHeuristic;
 #[cfg(feature = "engine")]
 use {
     super::registered::Estimate,
@@ -42,37 +44,45 @@ pub const NAME: &str = "british-square";
 /// Numeric id of British Square in database headers.
 pub const ID: u32 = 1;
 
+/// The game's declaration: its names, help texts and constructor, for
+/// the registry's list.
+pub const INFO: GameInfo = GameInfo {
+    name: NAME,
+    id: ID,
+    about: "British Square: place pieces, never next to an opposing piece",
+    variants: "3x3, 4x4, 5x5 (default), each optionally with center-allowed \
+               (e.g. 4x4,center-allowed)",
+    notation: "25 characters of `.`, `X`, `O` row-major from the top-left, rows \
+               optionally separated by `/`, optionally followed by the side to move \
+               (e.g. \"X...X/...../...../...../....O O\"); or the moves from the start, \
+               cells 0-24 or coordinates (e.g. \"0,24,4\" or \"a1 e5 e1\")",
+    example: "a1 e5",
+    file_stem: "bsq",
+    kind: DatabaseKind::Complete,
+    aliases: &[],
+    search_help: None,
+    new: |spec| Ok(Arc::new(BritishSquare::from_variant(spec)?)),
+};
+
 impl RegisteredGame for BritishSquare {
-    const INFO: GameInfo = GameInfo {
-        name: NAME,
-        id: ID,
-        about: "British Square: place pieces, never next to an opposing piece",
-        variants: "3x3, 4x4, 5x5 (default), each optionally with center-allowed \
-                   (e.g. 4x4,center-allowed)",
-        notation: "25 characters of `.`, `X`, `O` row-major from the top-left, rows \
-                   optionally separated by `/`, optionally followed by the side to move \
-                   (e.g. \"X...X/...../...../...../....O O\"); or the moves from the start, \
-                   cells 0-24 or coordinates (e.g. \"0,24,4\" or \"a1 e5 e1\")",
-        example: "a1 e5",
-        file_stem: "bsq",
-        kind: DatabaseKind::Complete,
-    };
+    /// Every board is solved completely.
+    fn database_kind(&self) -> DatabaseKind {
+        INFO.kind
+    }
 
-    const HEURISTICS: &'static [Heuristic<Self>] = HEURISTICS;
-
-    fn from_variant(spec: &str) -> Result<Self, VariantError> {
-        BritishSquare::from_variant(spec)
+    fn heuristics(&self) -> Vec<BoundHeuristic<'_>> {
+        HEURISTICS.iter().map(|h| h.bind(self)).collect()
     }
 
     /// Every board in buckets of positions with the same pieces per orbit
     /// of cells: the bucketed solver, on one process or on ranks.
     #[cfg(feature = "engine")]
-    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         solve::bucketed::solve(self, progress).map(Solved::from)
     }
 
     #[cfg(feature = "engine")]
-    fn solve_on_ranks(
+    fn run_solver_on_ranks(
         &self,
         ex: &dyn Exchange,
         progress: &dyn Progress,

@@ -49,16 +49,13 @@ pub use game::ConnectFour;
 #[cfg(feature = "search")]
 pub use search::{BookScores, Solver, TableSizeError};
 
+use std::sync::Arc;
+
+#[cfg(feature = "engine")]
+use super::registered::{Calibration, Estimate};
 use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-use crate::core::VariantError;
 #[cfg(feature = "search")]
 use crate::solve::book::DynBookGame;
-#[cfg(feature = "engine")]
-use {
-    super::registered::{Calibration, Estimate},
-    crate::core::{Progress, Solved},
-    crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
-};
 
 /// Registry name of Connect Four.
 pub const NAME: &str = "connect-four";
@@ -103,40 +100,39 @@ const CALIBRATION: Calibration = Calibration {
     reference_seconds: 0.27,
 };
 
-impl RegisteredGame for ConnectFour {
-    const INFO: GameInfo = GameInfo {
-        name: NAME,
-        id: ID,
-        about: "Connect Four: drop stones, four in a row wins",
-        variants: "WxH boards from 4x4 whose bitboard fits 64 bits (width x (height + 1) \
-                   <= 64: 7x6 (default), 8x7, 12x4, 5x10, ...), all answered by search; \
-                   databases of the boards whose records fit 64 bits (7x6, 6x7, 6x6 and \
-                   smaller): up to 16 cells solved completely, larger ones an opening book",
-        notation: "the columns played from the empty board, 1-7 from the left \
-                   (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
-                   `O`, separated by `/`)",
-        example: "4453312",
-        file_stem: "c4",
-        kind: DatabaseKind::Book { default_depth: 1 },
-    };
-
-    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+/// The game's declaration: its names, help texts and constructor, for
+/// the registry's list.
+pub const INFO: GameInfo = GameInfo {
+    name: NAME,
+    id: ID,
+    about: "Connect Four: drop stones, four in a row wins",
+    variants: "WxH boards from 4x4 whose bitboard fits 64 bits (width x (height + 1) \
+               <= 64: 7x6 (default), 8x7, 12x4, 5x10, ...), all answered by search; \
+               databases of the boards whose records fit 64 bits (7x6, 6x7, 6x6 and \
+               smaller): up to 16 cells solved completely, larger ones an opening book",
+    notation: "the columns played from the empty board, 1-7 from the left \
+               (e.g. \"4453\"), or a picture of the board (rows top to bottom, `.`, `X`, \
+               `O`, separated by `/`)",
+    example: "4453312",
+    file_stem: "c4",
+    kind: DatabaseKind::Book { default_depth: 1 },
+    aliases: &[],
+    search_help: Some(SearchHelp {
         subject: "Connect Four",
         variant: "",
         sharing: TableSharing::One,
-    });
+    }),
+    new: |spec| Ok(Arc::new(ConnectFour::from_variant(spec)?)),
+};
 
-    fn from_variant(spec: &str) -> Result<Self, VariantError> {
-        ConnectFour::from_variant(spec)
-    }
-
+impl RegisteredGame for ConnectFour {
     /// Boards of at most [`MAX_FULL_CELLS`] are solved completely, larger
     /// ones get an opening book.
     fn database_kind(&self) -> DatabaseKind {
         if self.variant().cells() <= MAX_FULL_CELLS {
             DatabaseKind::Complete
         } else {
-            Self::INFO.kind
+            INFO.kind
         }
     }
 
@@ -144,22 +140,6 @@ impl RegisteredGame for ConnectFour {
     #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
-    }
-
-    /// The small boards: the layered solver (a move never goes back a
-    /// layer, and their states are few).
-    #[cfg(feature = "engine")]
-    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
-        solve::solve(self, progress).map(Solved::from)
-    }
-
-    #[cfg(feature = "engine")]
-    fn solve_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>> {
-        Some(solve::ranks::solve(self, ex, progress))
     }
 
     /// Measured on 7x6 books (`BOOK_COSTS`) and the small boards (4x4

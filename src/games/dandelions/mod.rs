@@ -39,16 +39,13 @@ pub use game::Dandelions;
 #[cfg(feature = "search")]
 pub use search::{decode, Solver, ENDGAME_TURNS};
 
+use std::sync::Arc;
+
+#[cfg(feature = "engine")]
+use super::registered::{Calibration, Estimate};
 use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-use crate::core::VariantError;
 #[cfg(feature = "search")]
 use crate::solve::book::DynBookGame;
-#[cfg(feature = "engine")]
-use {
-    super::registered::{Calibration, Estimate},
-    crate::core::{Progress, Solved},
-    crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
-};
 
 /// Registry name of Dandelions.
 pub const NAME: &str = "dandelions";
@@ -95,38 +92,37 @@ const CALIBRATION: Calibration = Calibration {
     reference_seconds: 0.30,
 };
 
-impl RegisteredGame for Dandelions {
-    const INFO: GameInfo = GameInfo {
-        name: NAME,
-        id: ID,
-        about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",
-        variants: "NxN fields, 5x5 (default) down to 2x2; 4x4 and smaller are solved \
-                   completely, 5x5 gets an opening book",
-        notation: "the field, 25 characters row-major (`.` uncovered, `*` seeded, `F` a \
-                   flower), then the wind directions used (`0` east, clockwise to `7` \
-                   north-east; `-` none), e.g. \"F****.................... 0\"",
-        example: "F****.................... 0",
-        file_stem: "dandelions",
-        kind: DatabaseKind::Book { default_depth: 5 },
-    };
-
-    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+/// The game's declaration: its names, help texts and constructor, for
+/// the registry's list.
+pub const INFO: GameInfo = GameInfo {
+    name: NAME,
+    id: ID,
+    about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",
+    variants: "NxN fields, 5x5 (default) down to 2x2; 4x4 and smaller are solved \
+               completely, 5x5 gets an opening book",
+    notation: "the field, 25 characters row-major (`.` uncovered, `*` seeded, `F` a \
+               flower), then the wind directions used (`0` east, clockwise to `7` \
+               north-east; `-` none), e.g. \"F****.................... 0\"",
+    example: "F****.................... 0",
+    file_stem: "dandelions",
+    kind: DatabaseKind::Book { default_depth: 5 },
+    aliases: &[],
+    search_help: Some(SearchHelp {
         subject: "Dandelions",
         variant: "",
         sharing: TableSharing::PerSearcher,
-    });
+    }),
+    new: |spec| Ok(Arc::new(Dandelions::from_variant(spec)?)),
+};
 
-    fn from_variant(spec: &str) -> Result<Self, VariantError> {
-        Dandelions::from_variant(spec)
-    }
-
+impl RegisteredGame for Dandelions {
     /// Fields up to [`MAX_FULL_SIDE`] are solved completely, 5x5 gets an
     /// opening book.
     fn database_kind(&self) -> DatabaseKind {
         if self.geometry().side() <= MAX_FULL_SIDE {
             DatabaseKind::Complete
         } else {
-            Self::INFO.kind
+            INFO.kind
         }
     }
 
@@ -134,21 +130,6 @@ impl RegisteredGame for Dandelions {
     #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
-    }
-
-    /// The small fields: the layered solver (every turn is a layer).
-    #[cfg(feature = "engine")]
-    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
-        solve::solve(self, progress).map(Solved::from)
-    }
-
-    #[cfg(feature = "engine")]
-    fn solve_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>> {
-        Some(solve::ranks::solve(self, ex, progress))
     }
 
     /// Measured: 4x4 takes 15 s of CPU and 1.1 GB (its plain solver holds

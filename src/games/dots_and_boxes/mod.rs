@@ -37,8 +37,10 @@ pub mod search;
 pub use game::{DotsAndBoxes, MAX_EDGES, MAX_SEARCH_EDGES};
 pub use heuristics::{greedy, HEURISTICS};
 
+use std::sync::Arc;
+
 use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-use crate::core::{Heuristic, VariantError};
+use crate::core::BoundHeuristic;
 #[cfg(feature = "search")]
 use crate::solve::book::DynBookGame;
 #[cfg(feature = "engine")]
@@ -59,32 +61,33 @@ pub const ID: u32 = 2;
 /// of the first move, each a search of nearly the whole game.
 pub const BOOK_DEPTH: u32 = 1;
 
-impl RegisteredGame for DotsAndBoxes {
-    const INFO: GameInfo = GameInfo {
-        name: NAME,
-        id: ID,
-        about: "Dots and Boxes: draw edges, close boxes, move again",
-        variants: "RxC boxes, 3x3 (default); up to 32 edges (3x4, 2x6, 1x10) solved \
-                   into a table, larger boards up to 63 edges (3x5, 4x4, 4x5, ...) \
-                   answered by search, with an opening book for a database",
-        notation: "the drawn edges (e.g. \"0,5,12\"; `none` for the empty board), \
-                   optionally followed by the side to move (`A` or `B`) and the score so \
-                   far (e.g. \"0,3,12,13,14,4 B 1-0\")",
-        example: "0,3,12,13,14,4 B 1-0",
-        file_stem: "dab",
-        kind: DatabaseKind::Complete,
-    };
-
-    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+/// The game's declaration: its names, help texts and constructor, for
+/// the registry's list.
+pub const INFO: GameInfo = GameInfo {
+    name: NAME,
+    id: ID,
+    about: "Dots and Boxes: draw edges, close boxes, move again",
+    variants: "RxC boxes, 3x3 (default); up to 32 edges (3x4, 2x6, 1x10) solved \
+               into a table, larger boards up to 63 edges (3x5, 4x4, 4x5, ...) \
+               answered by search, with an opening book for a database",
+    notation: "the drawn edges (e.g. \"0,5,12\"; `none` for the empty board), \
+               optionally followed by the side to move (`A` or `B`) and the score so \
+               far (e.g. \"0,3,12,13,14,4 B 1-0\")",
+    example: "0,3,12,13,14,4 B 1-0",
+    file_stem: "dab",
+    kind: DatabaseKind::Complete,
+    aliases: &[],
+    search_help: Some(SearchHelp {
         subject: "Dots and Boxes past its tables",
         variant: "4x4",
         sharing: TableSharing::SharedOut,
-    });
+    }),
+    new: |spec| Ok(Arc::new(DotsAndBoxes::from_variant(spec)?)),
+};
 
-    const HEURISTICS: &'static [Heuristic<Self>] = HEURISTICS;
-
-    fn from_variant(spec: &str) -> Result<Self, VariantError> {
-        DotsAndBoxes::from_variant(spec)
+impl RegisteredGame for DotsAndBoxes {
+    fn heuristics(&self) -> Vec<BoundHeuristic<'_>> {
+        HEURISTICS.iter().map(|h| h.bind(self)).collect()
     }
 
     /// A dense table up to [`MAX_EDGES`] edges; an opening book past them.
@@ -107,14 +110,14 @@ impl RegisteredGame for DotsAndBoxes {
 
     /// The dense solver, over the table of every edge set.
     #[cfg(feature = "engine")]
-    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
         dense::solve_dense(self, progress).map(Solved::from)
     }
 
     /// The ranks solve a dense table with their own solver
-    /// ([`RegisteredGame::solve_dense_on_ranks`]).
+    /// ([`RegisteredGame::run_dense_solver_on_ranks`]).
     #[cfg(feature = "engine")]
-    fn solve_on_ranks(
+    fn run_solver_on_ranks(
         &self,
         _ex: &dyn Exchange,
         _progress: &dyn Progress,
@@ -123,7 +126,7 @@ impl RegisteredGame for DotsAndBoxes {
     }
 
     #[cfg(feature = "engine")]
-    fn solve_dense_on_ranks(
+    fn run_dense_solver_on_ranks(
         &self,
         ex: &dyn Exchange,
         progress: &dyn Progress,

@@ -43,16 +43,13 @@ pub use key::{Interner, Keys, Ranked, MAX_BASE3_CELLS};
 #[cfg(feature = "search")]
 pub use search::Solver;
 
+use std::sync::Arc;
+
+#[cfg(feature = "engine")]
+use super::registered::Estimate;
 use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-use crate::core::VariantError;
 #[cfg(feature = "search")]
 use crate::solve::book::DynBookGame;
-#[cfg(feature = "engine")]
-use {
-    super::registered::Estimate,
-    crate::core::{Progress, Solved},
-    crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
-};
 
 /// Registry name of k-in-a-row.
 pub const NAME: &str = "k-in-a-row";
@@ -63,35 +60,32 @@ pub const ID: u32 = 5;
 /// positions before symmetry). Larger boards get an opening book.
 pub const MAX_FULL_CELLS: u32 = 16;
 
-impl RegisteredGame for KInARow {
-    const INFO: GameInfo = GameInfo {
-        name: NAME,
-        id: ID,
-        about: "k-in-a-row (m,n,k-games): place stones, k in a row wins; tic-tac-toe is 3x3,k=3",
-        variants: "RxC,k=K, rows x columns up to 49 cells (7x7), 1 <= K <= the longer side: 3x3,k=3 \
-                   (default, also `tic-tac-toe`, and `--game tic-tac-toe`), 4x4,k=3, 5x5,k=4, ...; up to 16 cells \
-                   solved completely, larger boards an opening book and \
-                   search",
-        notation: "the board, rows from the top separated by `/` (`.`, `X`, `O`), then \
-                   optionally the side to move (e.g. \"X../.O./... X\"), or the moves from \
-                   the empty board, cell numbers or coordinates (e.g. \"b2 a1\")",
-        example: "X../.O./..X O",
-        file_stem: "kinarow",
-        kind: DatabaseKind::Complete,
-    };
-
-    const ALIASES: &'static [(&'static str, &'static str)] = &[("tic-tac-toe", "3x3,k=3")];
-
-    const SEARCH_HELP: Option<SearchHelp> = Some(SearchHelp {
+/// The game's declaration: its names, help texts and constructor, for
+/// the registry's list.
+pub const INFO: GameInfo = GameInfo {
+    name: NAME,
+    id: ID,
+    about: "k-in-a-row (m,n,k-games): place stones, k in a row wins; tic-tac-toe is 3x3,k=3",
+    variants: "RxC,k=K, rows x columns up to 49 cells (7x7), 1 <= K <= the longer side: 3x3,k=3 \
+               (default, also `tic-tac-toe`, and `--game tic-tac-toe`), 4x4,k=3, 5x5,k=4, ...; up to 16 cells \
+               solved completely, larger boards an opening book and \
+               search",
+    notation: "the board, rows from the top separated by `/` (`.`, `X`, `O`), then \
+               optionally the side to move (e.g. \"X../.O./... X\"), or the moves from \
+               the empty board, cell numbers or coordinates (e.g. \"b2 a1\")",
+    example: "X../.O./..X O",
+    file_stem: "kinarow",
+    kind: DatabaseKind::Complete,
+    aliases: &[("tic-tac-toe", "3x3,k=3")],
+    search_help: Some(SearchHelp {
         subject: "k-in-a-row past 16 cells",
         variant: "5x5,k=4",
         sharing: TableSharing::PerSearcher,
-    });
+    }),
+    new: |spec| Ok(Arc::new(KInARow::from_variant(spec)?)),
+};
 
-    fn from_variant(spec: &str) -> Result<Self, VariantError> {
-        KInARow::from_variant(spec)
-    }
-
+impl RegisteredGame for KInARow {
     /// Boards of at most [`MAX_FULL_CELLS`] are solved completely, larger
     /// ones get an opening book.
     fn database_kind(&self) -> DatabaseKind {
@@ -106,21 +100,6 @@ impl RegisteredGame for KInARow {
     #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
-    }
-
-    /// The small boards: the layered solver (every stone is a layer).
-    #[cfg(feature = "engine")]
-    fn solve(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
-        solve::solve(self, progress).map(Solved::from)
-    }
-
-    #[cfg(feature = "engine")]
-    fn solve_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>> {
-        Some(solve::ranks::solve(self, ex, progress))
     }
 
     /// Measured on the small boards (see `docs/k-in-a-row.md`); books
