@@ -16,7 +16,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::exchange::{MpiExchange, MpiFarm};
 use anyhow::{anyhow, Context};
 use boardsolve::bars::Bars;
 use boardsolve::cli::{EXIT_FAILURE, EXIT_USAGE};
@@ -29,10 +28,14 @@ use boardsolve::solve::book::{self, BookOptions};
 use boardsolve::solve::dense::DenseOutput;
 use boardsolve::solve::ranks::{Exchange, RankSolution};
 use boardsolve::solve::SolveError;
+use mpi::environment::Universe;
 use mpi::topology::Communicator;
 use mpi::traits::*;
 
-use crate::Failure;
+use crate::args::Args;
+use crate::exchange::{MpiExchange, MpiFarm};
+use crate::failure::{usage, Failure};
+use crate::output::{book_depth, emit, pack_written, remove_checkpoint, summary, Summary, Traffic};
 
 /// Records per message when a rank sends its stretch to rank 0.
 const CHUNK: usize = 1 << 20;
@@ -46,19 +49,58 @@ fn abort(ex: &MpiExchange, code: u8, error: &anyhow::Error) -> ! {
     ex.world().abort(i32::from(code))
 }
 
+/// Starts the MPI runtime when an MPI launcher started this process as a
+/// rank of a job; `None` otherwise. A process no launcher started is a job
+/// of one: it starts no MPI runtime at all, which would only cost it time.
+pub fn initialize() -> Option<Universe> {
+    // Rank 0 of a book's job serves the other ranks from a thread of its
+    // own while its main thread makes no MPI call: serialized use.
+    if started_by_mpi_launcher() {
+        mpi::initialize_with_threading(mpi::Threading::Serialized).map(|(u, _)| u)
+    } else {
+        None
+    }
+}
+
+/// True when an MPI launcher started this process as a rank of a job:
+/// `mpirun` and `mpiexec` of Open MPI, MPICH or MVAPICH, and Slurm's
+/// `srun`, each of which sets one of these variables for its ranks.
+fn started_by_mpi_launcher() -> bool {
+    [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMIX_RANK",
+        "PMI_RANK",
+        "PMI_SIZE",
+        "MV2_COMM_WORLD_SIZE",
+        "SLURM_PROCID",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
+}
+
+/// The ranks of `universe`'s job when there are several to share the work;
+/// `None` for a job of one rank, which runs as one process does.
+pub fn several(universe: &Universe) -> Option<MpiExchange> {
+    let ex = MpiExchange::new(universe.world());
+    (ex.size() > 1).then_some(ex)
+}
+
 /// What a run on ranks was asked for.
-pub struct Job<'a> {
+struct Job<'a> {
     /// The game and variant.
-    pub game: &'a AnyGame,
+    game: &'a AnyGame,
     /// The file to write.
-    pub output: &'a Path,
-    /// A book's depth and its searches' table size, if given.
-    pub depth: Option<u32>,
-    pub table_bits: Option<u32>,
-    pub quiet: bool,
-    pub json: bool,
+    output: &'a Path,
+    /// A book's depth, if given.
+    depth: Option<u32>,
+    /// A book's searches' table size, if given.
+    table_bits: Option<u32>,
+    /// No progress bars.
+    quiet: bool,
+    /// The summary as one JSON object.
+    json: bool,
     /// How to pack the file, if it is to be packed.
-    pub pack: Option<PackOptions>,
+    pack: Option<PackOptions>,
 }
 
 impl Job<'_> {
@@ -84,7 +126,7 @@ impl Job<'_> {
     /// to; an error ends the job.
     fn pack_written(&self, ex: &MpiExchange, progress: &dyn Progress) {
         if let Some(options) = self.pack {
-            if let Err(e) = crate::pack_written(&self.written(), self.output, options, progress) {
+            if let Err(e) = pack_written(&self.written(), self.output, options, progress) {
                 abort(ex, EXIT_FAILURE, &e);
             }
         }
@@ -126,9 +168,32 @@ fn solved_or_abort<T>(
     }
 }
 
+/// Solves `game` (or builds its book) on the ranks of `ex` as `args` ask
+/// and writes `output` from rank 0.
+pub fn run(ex: &MpiExchange, args: &Args, game: &AnyGame, output: &Path) -> Result<(), Failure> {
+    if args.threads.is_some() {
+        return Err(usage(
+            "--threads does not apply on MPI ranks: each rank runs one thread \
+             (start more ranks instead)",
+        ));
+    }
+    generate(
+        ex,
+        &Job {
+            game,
+            output,
+            depth: args.depth,
+            table_bits: args.table_bits,
+            quiet: args.quiet,
+            json: args.json,
+            pack: args.pack_options().map_err(usage)?,
+        },
+    )
+}
+
 /// Solves `job.game` on the ranks of `ex` and writes `job.output` from
 /// rank 0.
-pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
+fn generate(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     let (game, output) = (job.game, job.output);
     let rank = ex.rank();
     if rank == 0 {
@@ -142,7 +207,7 @@ pub fn run(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
         }
         boardsolve::db::writer::remove_stale_temporaries(output);
     }
-    if let Some(depth) = crate::book_depth(game, job.depth) {
+    if let Some(depth) = book_depth(game, job.depth) {
         return book(ex, job, depth);
     }
     if game.game().descriptor().dense {
@@ -174,8 +239,8 @@ fn announce(
     t0: Instant,
 ) -> Result<(), Failure> {
     let (game, output) = (job.game, job.output);
-    crate::emit(&crate::summary(
-        &crate::Summary {
+    emit(&summary(
+        &Summary {
             output,
             game,
             start_value: stored_start_value(game, output)?,
@@ -185,7 +250,7 @@ fn announce(
             bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
             packed: job.pack.is_some(),
             ranks: Some(ranks),
-            traffic: Some(crate::Traffic {
+            traffic: Some(Traffic {
                 total: part.total_bytes + more_bytes,
                 forward: part.forward_bytes.clone(),
                 backward: part.backward_bytes.clone(),
@@ -294,7 +359,7 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
     } else {
         None
     };
-    let summary = solved_or_abort(
+    let outcome = solved_or_abort(
         ex,
         game,
         game.solve_dense_on_ranks(
@@ -303,12 +368,12 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
             table.as_mut().map(|o| o as &mut dyn DenseOutput),
         ),
     )?;
-    if summary.waves_resumed > 0 {
+    if outcome.waves_resumed > 0 {
         progress.note(&format!(
             "resumed from {}: {} of the {} waves were done",
             DenseStream::partial_path(&written).display(),
-            summary.waves_resumed,
-            summary.waves
+            outcome.waves_resumed,
+            outcome.waves
         ));
     }
     let solved = t0.elapsed();
@@ -325,19 +390,19 @@ fn dense(ex: &MpiExchange, job: &Job<'_>) -> Result<(), Failure> {
         return Ok(());
     }
     job.pack_written(ex, progress);
-    crate::emit(&crate::summary(
-        &crate::Summary {
+    emit(&summary(
+        &Summary {
             output,
             game,
             start_value: stored_start_value(game, output)?,
-            records: 1u64 << summary.layout.key_bits,
+            records: 1u64 << outcome.layout.key_bits,
             layer_sizes: None,
             complete: true,
             bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
             packed: job.pack.is_some(),
             ranks: Some(ex.size()),
-            traffic: Some(crate::Traffic {
-                total: summary.bytes_sent,
+            traffic: Some(Traffic {
+                total: outcome.bytes_sent,
                 forward: Vec::new(),
                 backward: Vec::new(),
             }),
@@ -405,7 +470,7 @@ fn book(ex: &MpiExchange, job: &Job<'_>, depth: u32) -> Result<(), Failure> {
     }
     job.pack_written(ex, progress);
     // The book is safely written: its checkpoint has served.
-    crate::remove_checkpoint(&checkpoint);
+    remove_checkpoint(&checkpoint);
     announce(
         job,
         ex.size(),
