@@ -65,32 +65,9 @@ pub struct GameDescriptor {
     pub dense: bool,
 }
 
-impl GameDescriptor {
-    /// Why a database of this game cannot be written, if it cannot: a
-    /// record (key, value and remoteness) must fit 64 bits, a dense table
-    /// 2^36 entries. Such a game can still be searched.
-    pub fn storage_error(&self) -> Option<String> {
-        let bits = self.key_bits + self.value_bits + self.remoteness_bits;
-        if self.dense && self.key_bits > super::layout::MAX_DENSE_KEY_BITS {
-            Some(format!(
-                "{} {} has 2^{} positions, more than a database's 2^{}",
-                self.name,
-                self.variant,
-                self.key_bits,
-                super::layout::MAX_DENSE_KEY_BITS
-            ))
-        } else if !self.dense && bits > 64 {
-            Some(format!(
-                "{} {} needs {bits} bits per database record (key {}, value {}, remoteness \
-                 {}), more than 64: its positions are answered by search, but no database \
-                 of it can be written",
-                self.name, self.variant, self.key_bits, self.value_bits, self.remoteness_bits
-            ))
-        } else {
-            None
-        }
-    }
-}
+// `GameDescriptor::storage_error` (can a database hold the game's
+// records?) is in `layout.rs`: it asks the record layout, which reads the
+// descriptor.
 
 /// What a database of a game can hold, as the game's rules bound it: a
 /// header or a record beyond these is forged or damaged, whatever its

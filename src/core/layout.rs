@@ -77,6 +77,32 @@ impl LayoutKind {
 /// is far beyond any machine this targets, and keeps sizes well inside `u64`.
 pub const MAX_DENSE_KEY_BITS: u32 = 36;
 
+// Whether a game's records fit a database is a question of the record
+// layout, so the descriptor's answer is here.
+impl GameDescriptor {
+    /// Why a database of this game cannot be written, if it cannot: a
+    /// record (key, value and remoteness) must fit 64 bits, a dense table
+    /// 2^36 entries. Such a game can still be searched.
+    pub fn storage_error(&self) -> Option<String> {
+        let bits = self.key_bits + self.value_bits + self.remoteness_bits;
+        if self.dense && self.key_bits > MAX_DENSE_KEY_BITS {
+            Some(format!(
+                "{} {} has 2^{} positions, more than a database's 2^{}",
+                self.name, self.variant, self.key_bits, MAX_DENSE_KEY_BITS
+            ))
+        } else if !self.dense && bits > 64 {
+            Some(format!(
+                "{} {} needs {bits} bits per database record (key {}, value {}, remoteness \
+                 {}), more than 64: its positions are answered by search, but no database \
+                 of it can be written",
+                self.name, self.variant, self.key_bits, self.value_bits, self.remoteness_bits
+            ))
+        } else {
+            None
+        }
+    }
+}
+
 /// A value that does not fit the record layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("value {value:?} does not fit the record layout ({layout:?})")]

@@ -5,7 +5,9 @@
 //!   outcomes;
 //! * [`game`]: the [`Game`] trait (rules and notation), positions as
 //!   people give them, and the errors of bad positions and variants;
-//! * [`layout`]: how a key and its value share one record of a database;
+//! * [`layout`]: how a key and its value share one record of a database,
+//!   and whether a game's records fit one
+//!   ([`GameDescriptor::storage_error`]);
 //! * [`solution`]: a solved game in its record layout, ready to be written;
 //! * [`oracle`]: where answers come from (a database, a live search), and
 //!   the book a search may consult;

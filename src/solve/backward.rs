@@ -11,8 +11,9 @@
 
 use rayon::prelude::*;
 
+use super::cell::Cell;
 use super::edges::LayerEdges;
-use super::layered::{Cell, SolveError};
+use super::error::SolveError;
 use crate::core::layout::RecordLayout;
 use crate::core::Progress;
 use crate::core::Value;

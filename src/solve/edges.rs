@@ -28,7 +28,7 @@ pub(super) struct LayerEdges {
     /// `(edge, reward, again)`: the kind of every edge from `edge` on, up to
     /// the next entry.
     pub(super) kinds: Vec<(u64, i8, bool)>,
-    /// `(first parent id, its first edge)`, every [`super::CHUNK`] ids.
+    /// `(first parent id, its first edge)`, every [`super::forward::CHUNK`] ids.
     pub(super) starts: Vec<(u32, u64)>,
 }
 

@@ -18,10 +18,13 @@
 use rayon::prelude::*;
 
 use super::edges::LayerEdges;
-use super::layered::{SolveError, CHUNK};
+use super::error::SolveError;
 use super::table::Table;
 use crate::core::Progress;
 use crate::core::{Edge, Game};
+
+/// Parents per parallel work item.
+pub(super) const CHUNK: usize = 2048;
 
 /// Chunks expanded in parallel between two checks of the next table's room.
 const BATCH: usize = 32;

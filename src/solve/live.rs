@@ -23,15 +23,13 @@
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+// The default table size is the books' default of
+// `BookGame::wanted_table_bits`, defined beside it; live searches take it too.
+pub use super::book::DEFAULT_TABLE_BITS;
+
 use super::book::{BookError, BookGame};
 use super::memory;
 use crate::core::{BookSource, Cancel, Corrupted, Edge, NodeCounter, Oracle, Value};
-
-/// The `log2` of the transposition table entries a game's search takes by
-/// default unless its board asks for more ([`BookGame::wanted_table_bits`]):
-/// 2^26 entries, 512 MiB of 8-byte entries, mapped only as the search fills
-/// them (an early position fills them; a late one touches a few pages).
-pub const DEFAULT_TABLE_BITS: u32 = 26;
 
 /// The most memory a default table size takes when the system does not
 /// say what it has available: 1 GiB.

@@ -26,6 +26,10 @@
 //! Both threads generate canonical children in parallel (rayon); one thread
 //! names them in the next layer's table.
 //!
+//! The steps, and the other solvers, share the errors (`SolveError`,
+//! module `error`) and the 16-bit value cell of a state being scored
+//! (module `cell`).
+//!
 //! `ranks` is the same solver spread over ranks that share nothing (MPI's
 //! processes), each holding the states its hash owns, through the
 //! collective operations of its `Exchange` trait; `ranks_bucketed` spreads
@@ -43,9 +47,13 @@ pub mod bucketed;
 #[cfg(feature = "engine")]
 pub mod buckets;
 #[cfg(feature = "engine")]
+mod cell;
+#[cfg(feature = "engine")]
 pub mod dense;
 #[cfg(feature = "engine")]
 mod edges;
+#[cfg(feature = "engine")]
+mod error;
 #[cfg(feature = "engine")]
 mod forward;
 #[cfg(feature = "engine")]
@@ -68,4 +76,6 @@ mod tests;
 mod threads;
 
 #[cfg(feature = "engine")]
-pub use layered::{solve, SolveError};
+pub use error::SolveError;
+#[cfg(feature = "engine")]
+pub use layered::solve;

@@ -47,6 +47,12 @@ pub use sample::{time_searches, SearchTimes};
 #[cfg(feature = "engine")]
 pub use spread::{build_book_on_ranks, RankBook};
 
+/// The `log2` of the transposition table entries a game's search takes by
+/// default unless its board asks for more ([`BookGame::wanted_table_bits`]):
+/// 2^26 entries, 512 MiB of 8-byte entries, mapped only as the search fills
+/// them (an early position fills them; a late one touches a few pages).
+pub const DEFAULT_TABLE_BITS: u32 = 26;
+
 /// A game whose book's deepest layer is searched.
 pub trait BookGame: Game + Sync {
     /// What searches one state: a solver with its tables.
@@ -93,7 +99,7 @@ pub trait BookGame: Game + Sync {
     /// by the memory available.
     fn wanted_table_bits(&self, n: usize) -> u32 {
         let _ = n;
-        crate::solve::live::DEFAULT_TABLE_BITS
+        DEFAULT_TABLE_BITS
     }
 
     /// The memory, in bytes, of the tables of what

@@ -14,7 +14,8 @@ use crate::core::layout::RecordLayout;
 use crate::core::Progress;
 use crate::solve::backward::{best_value, through, Kind};
 use crate::solve::buckets::Bucketed;
-use crate::solve::layered::{Cell, SolveError};
+use crate::solve::cell::Cell;
+use crate::solve::error::SolveError;
 
 thread_local! {
     /// The score step's buffers: class counts per state, and the state of

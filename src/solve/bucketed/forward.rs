@@ -19,7 +19,7 @@ use super::{Bucket, Solve};
 use crate::core::Progress;
 use crate::solve::backward::Kind;
 use crate::solve::buckets::{BucketScheme, Bucketed, ClassSink, MAX_CLASSES, NO_BUCKET};
-use crate::solve::layered::SolveError;
+use crate::solve::error::SolveError;
 
 /// What the forward pass found: every bucket's states and edges.
 pub(super) struct Enumerated {

@@ -52,7 +52,7 @@ pub(super) use values::Values;
 
 use super::backward::Kind;
 use super::buckets::{BucketScheme, Bucketed, MAX_CLASSES};
-use super::layered::{overflow, SolveError};
+use super::error::{overflow, SolveError};
 use crate::core::layout::RecordLayout;
 use crate::core::{Progress, Solution, Value};
 

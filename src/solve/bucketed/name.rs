@@ -8,7 +8,7 @@ use super::probe::Probe;
 use super::{KeysAt, SameEdge, MAX_BUCKET};
 use crate::core::Edge;
 use crate::solve::buckets::{BucketScheme, Bucketed, MAX_CLASSES};
-use crate::solve::layered::SolveError;
+use crate::solve::error::SolveError;
 
 thread_local! {
     /// The name step's buffers.

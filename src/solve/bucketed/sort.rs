@@ -8,7 +8,7 @@ use super::{Bucket, Solve};
 use crate::core::layout::RecordLayout;
 use crate::core::platform::advise_huge_pages;
 use crate::core::Progress;
-use crate::solve::layered::SolveError;
+use crate::solve::error::SolveError;
 
 /// The records of every state `found` holds, scored, sorted (their array
 /// the id arena's memory); the number of states of each layer.

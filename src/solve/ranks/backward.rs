@@ -5,8 +5,9 @@ use super::{for_rounds, human_bytes, owner, Counted, Exchange};
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress};
 use crate::solve::backward;
+use crate::solve::cell::Cell;
+use crate::solve::error::SolveError;
 use crate::solve::index::SortedIndex;
-use crate::solve::layered::{Cell, SolveError};
 
 /// A value in a reply: the packed [`Cell`], or this for "not scored yet".
 const PENDING: u64 = u64::MAX;

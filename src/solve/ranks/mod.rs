@@ -41,7 +41,7 @@ pub use exchange::Exchange;
 pub(super) use exchange::{for_rounds, human_bytes, Counted};
 pub(super) use records::finish;
 
-use super::layered::{overflow, SolveError};
+use super::error::{overflow, SolveError};
 use crate::core::layout::RecordLayout;
 use crate::core::{Game, Progress, Value};
 

@@ -3,7 +3,7 @@
 
 use super::{Counted, Exchange, RankSolution};
 use crate::core::layout::RecordLayout;
-use crate::solve::layered::SolveError;
+use crate::solve::error::SolveError;
 
 /// Records sent to each rank per round when they go to the rank of their
 /// key range.

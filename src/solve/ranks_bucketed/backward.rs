@@ -8,7 +8,8 @@ use crate::core::layout::RecordLayout;
 use crate::core::Progress;
 use crate::solve::bucketed::{score_states, ClassEdges, Values};
 use crate::solve::buckets::Bucketed;
-use crate::solve::layered::{Cell, SolveError};
+use crate::solve::cell::Cell;
+use crate::solve::error::SolveError;
 use crate::solve::ranks::{human_bytes, Counted, Exchange};
 
 /// The backward pass: scores every state of this rank's buckets; the bytes

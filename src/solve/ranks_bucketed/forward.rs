@@ -10,7 +10,7 @@ use super::{bucket_owner, class_starts, new_probe, too_large, HashMap, Owned, So
 use crate::core::{Edge, Progress};
 use crate::solve::bucketed::{close, expand, Probe, MAX_BUCKET};
 use crate::solve::buckets::{BucketScheme, Bucketed, NO_BUCKET};
-use crate::solve::layered::SolveError;
+use crate::solve::error::SolveError;
 use crate::solve::ranks::{human_bytes, Counted, Exchange};
 
 /// The forward pass: fills `buckets` and `by_layer` (this rank's buckets of

@@ -38,7 +38,7 @@ mod message;
 use super::backward::Kind;
 use super::bucketed::{close, Probe, SameEdge, Values};
 use super::buckets::{BucketScheme, Bucketed, MAX_CLASSES};
-use super::layered::{overflow, SolveError};
+use super::error::{overflow, SolveError};
 use super::ranks::{finish, owner, Counted, Exchange, KeyMap as HashMap, RankSolution, ROUND};
 use crate::core::layout::RecordLayout;
 use crate::core::{Progress, Value};
