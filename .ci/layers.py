@@ -496,7 +496,7 @@ def name_pattern(name):
 def game_names(root, errors):
     """{registry name: [names]} from src/games/*/mod.rs: the folder's name,
     the registry name (`NAME`, `name:`), the type (`impl RegisteredGame
-    for T`) and the aliases (`ALIASES`)."""
+    for T`) and the aliases (`aliases:` in its `GameInfo`)."""
     games = {}
     base = os.path.join(root, GAMES)
     if not os.path.isdir(base):
@@ -517,7 +517,7 @@ def game_names(root, errors):
             registry = re.findall(r"\bname\s*:\s*\"([^\"]+)\"", text)[:1]
         types = re.findall(r"\bimpl\s+(?:\w+::)*RegisteredGame\s+for\s+(\w+)", text)
         aliases = []
-        for block in re.findall(r"\bALIASES\b[^=]*=\s*&\[(.*?)\]\s*;", text, re.S):
+        for block in re.findall(r"\baliases\s*:\s*&\[(.*?)\]\s*,", text, re.S):
             aliases += re.findall(r"\(\s*\"([^\"]+)\"", block)
         if not registry:
             errors.append(f"{GAMES}/{d}/mod.rs: no registry name found (NAME or name:)")
