@@ -2,35 +2,9 @@
 //! computed together from the parent's 8 symmetric images, with AVX-512,
 //! AVX2 or portable code (the same children whichever runs).
 
+use super::simd::Simd;
 use super::BritishSquare;
-use crate::core::platform::features;
 use crate::core::{Edge, Game, Move, Player};
-
-/// Which vector code canonicalises children: the best this processor runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-// Off x86-64 (WebAssembly) only the portable code is ever chosen.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(super) enum Simd {
-    /// Portable code.
-    None,
-    /// [`BritishSquare::canonical_children_avx2`].
-    Avx2,
-    /// [`BritishSquare::canonical_children_avx512`].
-    Avx512,
-}
-
-/// The best [`Simd`] level this processor runs ([`features`]).
-pub(super) fn simd_available() -> Simd {
-    let f = features();
-    let base = f.popcnt && f.bmi1 && f.avx2;
-    if base && f.avx512f {
-        Simd::Avx512
-    } else if base {
-        Simd::Avx2
-    } else {
-        Simd::None
-    }
-}
 
 impl BritishSquare {
     /// [`BritishSquare::children_in`] with AVX2: the 8 images of the parent

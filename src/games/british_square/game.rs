@@ -2,7 +2,7 @@
 //! and its [`Game`] impl (the state key is documented in the folder's
 //! `mod.rs`).
 
-use super::children::{simd_available, Simd};
+use super::simd::{simd_available, Simd};
 use super::{ID, NAME};
 use crate::core::{Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, VariantError};
 use crate::games::square::SquareSymmetry;

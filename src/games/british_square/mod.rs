@@ -24,6 +24,7 @@ mod children;
 mod game;
 mod heuristics;
 mod present;
+mod simd;
 
 pub use game::BritishSquare;
 pub use heuristics::{greedy, HEURISTICS};
