@@ -1,18 +1,24 @@
 //! Read boardsolve databases from your own program.
 //!
 //! A [`Tablebase`] opens a database file of any game the `generator` writes
-//! (British Square, Dots and Boxes, Connect Four, Dandelions), checks it as
-//! `query` does (header, size, the game's bounds), and answers positions in
-//! the game's own notation: the value, the remoteness, the best moves, every
-//! move's value and the line of perfect play. Errors are typed and hand the
-//! input back; nothing panics on a bad position or a bad file.
+//! (the games of [`boardsolve::registry::GAMES`]), checks it (header, size,
+//! the game's bounds), and answers positions in the game's own notation:
+//! the value, the remoteness, the best moves, every move's value and the
+//! line of perfect play. Errors are typed and hand the input back; nothing
+//! panics on a bad position or a bad file.
+//!
+//! It is the one door to a database: `query` (its commands and `query
+//! serve`), the Python package and the WebAssembly package all open files
+//! and attach searches through it, so that what one reader knows, all
+//! know.
 //!
 //! This crate brings the file reader and the games' rules, not the solvers
 //! or the progress bars: its dependencies are `memmap2`, `bytemuck`,
-//! `xxhash-rust` and `thiserror`. The `search` feature adds the live
-//! searches, so that Connect Four and Dandelions positions past an opening
-//! book are answered by search (as `query` answers them) rather than with
-//! [`ProbeError::NotInBook`].
+//! `miniz_oxide`, `xxhash-rust` and `thiserror`. The `search` feature adds
+//! the live searches, so that positions past an opening book are answered
+//! by search (as `query` answers them) rather than with
+//! [`ProbeError::NotInBook`], and a game whose positions can be searched is
+//! answered without a file (`Tablebase::without_file`).
 //!
 //! ```
 //! # let dir = tempfile::tempdir().unwrap();
@@ -106,6 +112,13 @@ pub enum ProbeError {
         position: String,
         /// What is wrong.
         reason: String,
+    },
+    /// What was asked needs a database, and the tablebase answers by
+    /// search alone (`Tablebase::without_file`, feature `search`).
+    #[error("{game} is answered by search here: there is no database")]
+    NoDatabase {
+        /// The game and variant.
+        game: String,
     },
     /// The live search gave no answer (feature `search`): it was stopped
     /// through its [`Cancel`], or could not be set up.
@@ -291,11 +304,13 @@ fn bounded(position: &str) -> Result<&str, PositionError> {
 /// # }
 /// ```
 pub struct Tablebase {
-    db: Arc<Database>,
+    /// The file; `None` for a game answered by search alone.
+    db: Option<Arc<Database>>,
     game: AnyGame,
-    /// `log2` of the live search's table entries, when search is on.
+    /// `log2` of the live search's table entries and its number of
+    /// searchers, when search is on.
     #[cfg(feature = "search")]
-    search_bits: Option<u32>,
+    search: Option<(u32, usize)>,
     /// The live search, made when search is turned on (and again after
     /// [`Tablebase::with_cache_limit`]); `None` inside for a game without
     /// a book, the message for one that could not be made.
@@ -312,7 +327,7 @@ impl std::fmt::Debug for Tablebase {
         f.debug_struct("Tablebase")
             .field("game", &self.game())
             .field("variant", &self.variant())
-            .field("records", &self.db.len())
+            .field("records", &self.len())
             .finish()
     }
 }
@@ -327,7 +342,7 @@ impl Tablebase {
             path: path.to_path_buf(),
             source,
         })?;
-        Ok(Tablebase::with(db, game))
+        Ok(Tablebase::with(Some(db), game))
     }
 
     /// A tablebase on the bytes of a database file (read from anywhere, or
@@ -338,7 +353,7 @@ impl Tablebase {
             path: name.into(),
             source,
         })?;
-        Ok(Tablebase::with(db, game))
+        Ok(Tablebase::with(Some(db), game))
     }
 
     /// A tablebase on a database file read in pieces its host supplies
@@ -355,42 +370,70 @@ impl Tablebase {
             path: name.into(),
             source,
         })?;
-        Ok(Tablebase::with(db, game))
+        Ok(Tablebase::with(Some(db), game))
     }
 
-    fn with(db: Database, game: AnyGame) -> Tablebase {
+    fn with(db: Option<Database>, game: AnyGame) -> Tablebase {
         Tablebase {
-            db: Arc::new(db),
+            db: db.map(Arc::new),
             game,
             #[cfg(feature = "search")]
-            search_bits: None,
+            search: None,
             #[cfg(feature = "search")]
             live: OnceLock::new(),
         }
     }
 
+    /// A tablebase without a file, for a game whose positions can all be
+    /// searched (`game.searched_with(None)`): every answer comes from the
+    /// search that [`Tablebase::with_search`] (or
+    /// [`Tablebase::search_on_demand`]) turns on. Fails for a game whose
+    /// positions cannot be searched.
+    #[cfg(feature = "search")]
+    pub fn without_file(game: AnyGame) -> Result<Tablebase, ProbeError> {
+        if !game.searched_with(None) {
+            return Err(search_failed(format!(
+                "{} is answered from its database only: open the file",
+                game.label()
+            )));
+        }
+        Ok(Tablebase::with(None, game))
+    }
+
     /// What `query --db FILE info --json` prints about the file, with
     /// `name` for its path.
     pub fn info_json(&self, name: &str) -> Result<String, ProbeError> {
-        Ok(json::info(name, &self.db, self.game.present())?)
+        let db = self.db.as_deref().ok_or_else(|| self.no_database())?;
+        Ok(json::info(name, db, self.game.present())?)
+    }
+
+    /// The error of a call that needs a file, on a tablebase without one.
+    fn no_database(&self) -> ProbeError {
+        ProbeError::NoDatabase {
+            game: self.game.label(),
+        }
     }
 
     /// The game served from this file, as `query serve`'s `GET /api/info`
     /// lists it: game, variant, records, whether positions past a book
     /// are searched, the game in one line and its players' pieces.
     pub fn served_json(&self) -> String {
+        #[cfg(feature = "search")]
+        let searched = self.search.is_some() && self.is_searched();
+        #[cfg(not(feature = "search"))]
+        let searched = false;
         json::served(
             self.game.present(),
             self.game.info().about,
-            Some(&self.db),
-            self.has_book(),
+            self.db.as_deref(),
+            searched,
         )
     }
 
     /// The pieces a tablebase read by ranges reads from; `None` for a file
     /// mapped or in memory.
     pub fn ranges(&self) -> Option<&std::sync::Arc<RangeFile>> {
-        self.db.ranges()
+        self.db.as_ref()?.ranges()
     }
 
     /// The byte ranges (start, end) the calls since the last one wanted
@@ -398,58 +441,113 @@ impl Tablebase {
     /// the answers those calls gave are to be thrown away, the ranges
     /// supplied, and the calls made again.
     pub fn wanted(&self) -> Vec<(u64, u64)> {
-        self.db
-            .ranges()
-            .map(|r| r.take_wanted())
-            .unwrap_or_default()
+        self.ranges().map(|r| r.take_wanted()).unwrap_or_default()
     }
 
     /// Answers positions past the opening book by search, with
     /// transposition tables of `2^table_bits` entries (8 bytes each; 22 is
-    /// 32 MiB), kept from call to call. Connect Four's searchers share one
-    /// table, and so do Dots and Boxes'; Dandelions' have one each (see
+    /// 32 MiB), kept from call to call, and one searcher per thread of the
+    /// machine. Connect Four's searchers share one table, and so do Dots
+    /// and Boxes'; Dandelions' have one each (see
     /// [`Tablebase::search_memory`]). Fails, before anything is allocated,
     /// on a size out of the game's range or larger than the memory the
     /// system has available; and when the allocator refuses the tables.
     /// Games without a book are unchanged.
     #[cfg(feature = "search")]
-    pub fn with_search(mut self, table_bits: u32) -> Result<Tablebase, ProbeError> {
+    pub fn with_search(self, table_bits: u32) -> Result<Tablebase, ProbeError> {
         let searchers = boardsolve::solve::live::default_searchers();
-        let checked = self
-            .game
-            .book_game()
-            .map(|b| b.check_tables(searchers, table_bits));
-        if let Some(Err(e)) = checked {
+        self.with_searchers(table_bits, searchers)
+    }
+
+    /// [`Tablebase::with_search`] with `searchers` searchers (at least
+    /// one): the most calls that search at once.
+    #[cfg(feature = "search")]
+    pub fn with_searchers(
+        self,
+        table_bits: u32,
+        searchers: usize,
+    ) -> Result<Tablebase, ProbeError> {
+        if let Some(Err(e)) = self.check_search(table_bits, searchers) {
             return Err(search_failed(format!("table bits {table_bits}: {e}")));
         }
-        self.search_bits = Some(table_bits);
-        self.live = OnceLock::new();
-        match self.live() {
+        let tb = self.search_on_demand(table_bits, searchers);
+        match tb.live() {
             Some(Err(message)) => Err(search_failed(message.clone())),
-            _ => Ok(self),
+            _ => Ok(tb),
         }
+    }
+
+    /// Turns search on as [`Tablebase::with_searchers`] does, but makes the
+    /// searchers and their tables when the first answer needs them, and
+    /// checks nothing now (see [`Tablebase::check_search`]): for a caller
+    /// that may never search, whose errors then come with that answer.
+    #[cfg(feature = "search")]
+    pub fn search_on_demand(mut self, table_bits: u32, searchers: usize) -> Tablebase {
+        self.search = Some((table_bits, searchers.max(1)));
+        self.live = OnceLock::new();
+        self
+    }
+
+    /// Checks, before anything is allocated, that the tables of a live
+    /// search of this game with `searchers` searchers and `2^table_bits`
+    /// entries can be made: the size in the game's range, and their memory
+    /// within what the system has available. Their memory in bytes; `None`
+    /// for a game that is not searched.
+    #[cfg(feature = "search")]
+    pub fn check_search(
+        &self,
+        table_bits: u32,
+        searchers: usize,
+    ) -> Option<Result<u64, boardsolve::solve::memory::TableError>> {
+        Some(self.game.book_game()?.check_tables(searchers, table_bits))
+    }
+
+    /// The `table_bits` a live search of this game takes when none is
+    /// given: sized by the board, at most half the memory available;
+    /// `None` for a game that is not searched.
+    #[cfg(feature = "search")]
+    pub fn default_search_bits(&self, searchers: usize) -> Option<u32> {
+        Some(self.game.book_game()?.default_table_bits(searchers))
+    }
+
+    /// True when answers come from search: a file that is an opening book,
+    /// or no file (feature `search`; turned on or not).
+    #[cfg(feature = "search")]
+    pub fn is_searched(&self) -> bool {
+        self.game.searched_with(self.db.as_deref())
     }
 
     /// The live search, made on first use.
     #[cfg(feature = "search")]
     fn live(&self) -> Option<&Result<Live, String>> {
-        let bits = self.search_bits?;
+        let (bits, searchers) = self.search?;
         self.live
             .get_or_init(|| {
-                let searchers = boardsolve::solve::live::default_searchers();
                 self.game
-                    .live_shared(Some(Arc::clone(&self.db)), bits, searchers)
+                    .live_shared(self.db.clone(), bits, searchers)
                     .map(|made| made.map_err(|e| e.to_string()))
             })
             .as_ref()
+    }
+
+    /// The live search alone, without the file's lookups in front of it
+    /// (it reads the book itself): for a caller that answers from the file
+    /// at once and puts searches elsewhere, as a server does. `None` when
+    /// search is off or the game needs none; the error when it could not
+    /// be made.
+    #[cfg(feature = "search")]
+    pub fn search(&self) -> Option<Result<&(dyn Oracle + Send + Sync), ProbeError>> {
+        Some(match self.live()? {
+            Ok(live) => Ok(&**live),
+            Err(message) => Err(search_failed(message.clone())),
+        })
     }
 
     /// The memory of the live search's tables, in bytes (mapped as the
     /// searches fill them), when search is on and the game has a book.
     #[cfg(feature = "search")]
     pub fn search_memory(&self) -> Option<u64> {
-        let bits = self.search_bits.filter(|_| self.game.has_book())?;
-        let searchers = boardsolve::solve::live::default_searchers();
+        let (bits, searchers) = self.search.filter(|_| self.game.has_book())?;
         Some(self.game.book_game()?.table_bytes(searchers, bits))
     }
 
@@ -466,8 +564,8 @@ impl Tablebase {
         }
     }
 
-    /// The game's registry name (`british-square`, `dots-and-boxes`,
-    /// `connect-four`, `dandelions`).
+    /// The game's registry name (one of [`boardsolve::registry::GAMES`]:
+    /// `british-square`, `connect-four`, ...).
     pub fn game(&self) -> &str {
         self.game.game().descriptor().name
     }
@@ -483,19 +581,19 @@ impl Tablebase {
     }
 
     /// True when the file holds every reachable position (else it is an
-    /// opening book).
+    /// opening book, or there is no file).
     pub fn is_complete(&self) -> bool {
-        self.db.header().is_complete()
+        self.db.as_ref().is_some_and(|db| db.header().is_complete())
     }
 
-    /// The number of records in the file.
+    /// The number of records in the file (0 without one).
     pub fn len(&self) -> u64 {
-        self.db.len()
+        self.db.as_ref().map_or(0, |db| db.len())
     }
 
-    /// True when the file holds no record.
+    /// True when the file holds no record, or there is no file.
     pub fn is_empty(&self) -> bool {
-        self.db.len() == 0
+        self.len() == 0
     }
 
     /// Builds the file's small in-memory lookup index (every 32nd to 256th
@@ -505,13 +603,15 @@ impl Tablebase {
     /// a batch of [`BATCH_INDEX`] positions or more; call it before many
     /// single probes. Idempotent and thread-safe.
     pub fn build_index(&self) {
-        self.db.build_index();
+        if let Some(db) = &self.db {
+            db.build_index();
+        }
     }
 
     /// True for a file in the packed layout (read block by block, each
     /// block checked and decoded when a lookup needs it).
     pub fn is_packed(&self) -> bool {
-        self.db.is_packed()
+        self.db.as_ref().is_some_and(|db| db.is_packed())
     }
 
     /// Bounds the memory a packed file's decoded blocks take (64 MiB by
@@ -524,25 +624,35 @@ impl Tablebase {
         {
             self.live = OnceLock::new();
         }
-        if let Some(db) = Arc::get_mut(&mut self.db) {
+        if let Some(db) = self.db.as_mut().and_then(Arc::get_mut) {
             db.set_cache_limit(bytes);
         }
         self
     }
 
-    /// Runs `f` with the oracle that answers this file's positions: the
-    /// file itself, or (feature `search`) the file and search past it.
+    /// The oracle that answers this tablebase's positions: the file
+    /// itself, or (feature `search`) the file and search past it, or the
+    /// search alone. The error when the search could not be made, or there
+    /// is neither a file nor a search.
+    pub fn oracle(&self) -> Result<&dyn Oracle, ProbeError> {
+        #[cfg(feature = "search")]
+        match self.live() {
+            Some(Ok(live)) => return Ok(&**live),
+            Some(Err(message)) => return Err(search_failed(message.clone())),
+            None => {}
+        }
+        match &self.db {
+            Some(db) => Ok(&**db),
+            None => Err(self.no_database()),
+        }
+    }
+
+    /// Runs `f` with [`Tablebase::oracle`].
     fn with_oracle<T>(
         &self,
         f: impl FnOnce(&dyn Oracle) -> Result<T, ProbeError>,
     ) -> Result<T, ProbeError> {
-        #[cfg(feature = "search")]
-        match self.live() {
-            Some(Ok(live)) => return f(&**live),
-            Some(Err(message)) => return Err(search_failed(message.clone())),
-            None => {}
-        }
-        f(&*self.db)
+        f(self.oracle()?)
     }
 
     fn analysis(&self, oracle: &dyn Oracle, position: &str) -> Result<Analysis, ProbeError> {
@@ -645,9 +755,9 @@ impl Tablebase {
 
     /// The open database: the file as it was mapped when opened (whatever
     /// is at its path now), for work on the whole of it (the engine's
-    /// `verify`, say).
-    pub fn database(&self) -> &Database {
-        &self.db
+    /// `verify`, say); `None` for a tablebase without a file.
+    pub fn database(&self) -> Option<&Database> {
+        self.db.as_deref()
     }
 
     /// The game the database holds.

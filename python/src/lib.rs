@@ -656,9 +656,10 @@ impl Database {
         let path = self.path.display().to_string();
         let report = detached(py, move |cancel| {
             let game = tb.any_game().game();
-            let report =
-                boardsolve::analysis::verify::verify(tb.database(), game, &Stop(cancel.clone()))
-                    .map_err(|e| e.to_string())?;
+            // A database of this package always has its file.
+            let db = tb.database().ok_or("no database file")?;
+            let report = boardsolve::analysis::verify::verify(db, game, &Stop(cancel.clone()))
+                .map_err(|e| e.to_string())?;
             Ok::<_, String>(json::verify(&path, game, Ok(&report)))
         })?;
         report.map_err(|message| {

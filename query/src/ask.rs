@@ -36,7 +36,7 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         weak: ask.weak,
     };
     let json = db_args.json;
-    let game = source.game.present();
+    let game = source.game().present();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let start = ["start".to_owned()];
@@ -52,7 +52,7 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
     let mut unread = false;
     for p in positions {
         if p == "-" {
-            if let Some(db) = &source.db {
+            if let Some(db) = source.db() {
                 db.build_index();
             }
             refused.merge(batch::answer_stdin(game, oracle, mode, &mut out)?);
@@ -106,7 +106,7 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         first = false;
     }
     if unread {
-        eprintln!("{}", assumed_game_hint(&source.game));
+        eprintln!("{}", assumed_game_hint(source.game()));
     }
     out.flush().context("writing output")?;
     Ok(refused.status())

@@ -16,7 +16,7 @@ use crate::source::Source;
 pub fn run(db_args: &DbArgs) -> Result<u8, Failure> {
     let as_json = db_args.json;
     let source = Source::open(db_args)?;
-    let (db, game) = (source.database()?, &source.game);
+    let (db, game) = (source.database()?, source.game());
     let h = db.header();
     let g = game.present();
     let start = g.start();

@@ -12,7 +12,7 @@ use boardsolve::registry::AnyGame;
 
 use crate::args::{DbArgs, PackArgs, UnpackArgs};
 use crate::failure::{db_failure, emit, usage, Failure};
-use crate::source::open_db;
+use crate::source::{file_database, open_db};
 
 /// The options of the database flags that do not apply to pack and unpack.
 fn refuse_db_flags(db_args: &DbArgs, command: &str) -> Result<(), Failure> {
@@ -61,13 +61,14 @@ pub fn run_pack(db_args: &DbArgs, args: &PackArgs) -> Result<u8, Failure> {
     options.check().map_err(|e| usage(&e.to_string()))?;
     distinct(&args.input, &args.output)?;
     let clock = Instant::now();
-    let (db, game) = open_db(&args.input)?;
+    let tb = open_db(&args.input)?;
+    let (db, game) = (file_database(&tb, &args.input)?, tb.any_game().clone());
     let bars = Bars::new(args.quiet);
     let input = args.input.display().to_string();
-    let (body, header) = pack_database(&db, game.game(), options, &bars)
+    let (body, header) = pack_database(db, game.game(), options, &bars)
         .with_context(|| format!("database {input}"))
         .map_err(db_failure)?;
-    drop(db);
+    drop(tb);
     let output = args.output.display().to_string();
     write_packed(&args.output, &header, &body).with_context(|| format!("writing {output}"))?;
     let (before, after) = (file_len(&args.input), body.file_size());
@@ -107,7 +108,8 @@ pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
     refuse_db_flags(db_args, "unpack")?;
     distinct(&args.input, &args.output)?;
     let clock = Instant::now();
-    let (db, game) = open_db(&args.input)?;
+    let tb = open_db(&args.input)?;
+    let (db, game) = (file_database(&tb, &args.input)?, tb.any_game());
     let input = args.input.display().to_string();
     if !db.is_packed() {
         return Err(usage(&format!(
@@ -115,7 +117,7 @@ pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
         )));
     }
     let output = args.output.display().to_string();
-    unpack_database(&db, &args.output)
+    unpack_database(db, &args.output)
         .with_context(|| format!("unpacking {input} into {output}"))
         .map_err(|e| {
             // Damage in the packed file is the database's fault (exit 3);
@@ -136,7 +138,7 @@ pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
     let seconds = clock.elapsed().as_secs_f64();
     report(
         db_args.json,
-        &game,
+        game,
         serde_json::json!({
             "command": "unpack", "input": input, "output": output,
             "input_bytes": before, "output_bytes": after,

@@ -31,7 +31,7 @@ pub fn run(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure
     }
     let source = Source::open(db_args)?;
     let oracle = source.oracle()?;
-    play_with(source.game.present(), &*oracle, args, color)
+    play_with(source.game().present(), &*oracle, args, color)
 }
 
 /// A session on `db` from `args`'s position, with its options.

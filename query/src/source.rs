@@ -1,14 +1,15 @@
 //! Where answers come from: the database the flags name (checked against
 //! `--game` and `--variant`), or the live search of a game with an
-//! opening book.
+//! opening book, opened through the probe crate's [`Tablebase`], the one
+//! door every reader of a database goes through.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use boardsolve::bars::Spinner;
 use boardsolve::registry::{self, AnyGame};
 use boardsolve::solve::live::default_searchers;
 use boardsolve::{Database, DbError, Oracle};
+use boardsolve_probe::{ProbeError, Tablebase};
 
 use crate::args::DbArgs;
 use crate::failure::{db_failure, usage, Failure};
@@ -16,14 +17,11 @@ use crate::failure::{db_failure, usage, Failure};
 /// Where answers come from: a database, or live search (for a game with
 /// an opening book) with or without a database as its book.
 pub struct Source {
-    /// The database, if any.
-    pub db: Option<Database>,
-    /// The game answered.
-    pub game: AnyGame,
+    /// The database and its game, with the search past it (made when an
+    /// answer first needs it).
+    tb: Tablebase,
     /// The database's path as given, or `(live search)`.
     pub path: String,
-    /// `--table-bits`, checked against the game and the memory.
-    table_bits: u32,
     /// The game is the default one, assumed: neither `--game` nor `--db`
     /// named it.
     pub assumed: bool,
@@ -61,15 +59,15 @@ impl Source {
         let Some(path) = path else {
             let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
             let assumed = args.game.is_none();
-            let mut source = Source::default_file(new_game(name)?, args.cache_bytes(), assumed)?;
-            source.table_bits =
-                checked_table_bits(&source.game, source.db.as_ref(), args.table_bits)?;
-            source.assumed = assumed;
-            return Ok(source);
+            let source = Source::default_file(new_game(name)?, args.cache_bytes(), assumed)?;
+            return Ok(Source {
+                assumed,
+                ..source.searching(args.table_bits)?
+            });
         };
         let asked = args.game.as_deref().map(new_game).transpose()?;
-        let (mut db, game) = open_db(path)?;
-        db.set_cache_limit(args.cache_bytes());
+        let tb = open_db(path)?.with_cache_limit(args.cache_bytes());
+        let game = tb.any_game();
         // The game asked for, and the variant in the game the file holds
         // unless --game named one.
         let want = match asked {
@@ -83,16 +81,27 @@ impl Source {
                     Some(_) => want.label(),
                     None => w.name.to_owned(),
                 };
-                return Err(wrong_game(path, expected, &game));
+                return Err(wrong_game(path, expected, game));
             }
         }
-        Ok(Source {
-            table_bits: checked_table_bits(&game, Some(&db), args.table_bits)?,
-            db: Some(db),
-            game,
+        Source {
+            tb,
             path: path.display().to_string(),
             assumed: false,
-        })
+        }
+        .searching(args.table_bits)
+    }
+
+    /// Turns on the search past the book (or without a file) with
+    /// `--table-bits` as asked (or its default), checked: made when an
+    /// answer first needs it.
+    fn searching(self, asked: Option<u32>) -> Result<Source, Failure> {
+        let searchers = default_searchers();
+        let tb = match checked_table_bits(&self.tb, searchers, asked)? {
+            Some(bits) => self.tb.search_on_demand(bits, searchers),
+            None => self.tb,
+        };
+        Ok(Source { tb, ..self })
     }
 
     /// The game's default file in the current directory, or live search
@@ -111,11 +120,11 @@ impl Source {
                         game.generator_command()
                     );
                 }
+                let tb = Tablebase::without_file(game)
+                    .map_err(|e| Failure::from(anyhow::Error::new(e)))?;
                 return Ok(Source {
-                    db: None,
-                    game,
+                    tb,
                     path: "(live search)".to_owned(),
-                    table_bits: 0,
                     assumed: false,
                 });
             }
@@ -134,28 +143,35 @@ impl Source {
                 game.generator_command()
             )));
         }
-        let (mut db, found) = open_db(&path)?;
-        if found.label() != game.label() {
-            return Err(wrong_game(&path, game.label(), &found));
+        let tb = open_db(&path)?;
+        if tb.any_game().label() != game.label() {
+            return Err(wrong_game(&path, game.label(), tb.any_game()));
         }
-        db.set_cache_limit(cache_bytes);
         Ok(Source {
-            db: Some(db),
-            game: found,
+            tb: tb.with_cache_limit(cache_bytes),
             path: path.display().to_string(),
-            table_bits: 0,
             assumed: false,
         })
     }
 
+    /// The game answered.
+    pub fn game(&self) -> &AnyGame {
+        self.tb.any_game()
+    }
+
+    /// The database, if any.
+    pub fn db(&self) -> Option<&Database> {
+        self.tb.database()
+    }
+
     /// The database, for commands that need one.
     pub fn database(&self) -> Result<&Database, Failure> {
-        self.db.as_ref().ok_or_else(|| {
+        self.db().ok_or_else(|| {
             db_failure(anyhow::anyhow!(
                 "this command needs a database, and {} is missing: `{}` makes it (or give --db \
                  FILE)",
-                self.game.default_file_name(),
-                self.game.generator_command()
+                self.game().default_file_name(),
+                self.game().generator_command()
             ))
         })
     }
@@ -163,43 +179,45 @@ impl Source {
     /// Where answers come from: live search (from the book, if any) for a
     /// game that has one, else the database.
     pub fn oracle(&self) -> Result<Box<dyn Oracle + '_>, Failure> {
-        match self.game.live(self.db.as_ref(), self.table_bits) {
+        match self.tb.search() {
             // Searches that take a while show a spinner.
             Some(live) => live
-                .map(Spinner::wrap)
+                .map(|live| Spinner::wrap(Box::new(live)))
                 .map_err(|e| Failure::from(anyhow::Error::new(e))),
             None => Ok(Box::new(self.database()?)),
         }
     }
 }
 
-/// `--table-bits` (or its default, sized by the board) for `game`
-/// answered from `db`: a usage error when the game is not answered by
-/// search, when the size is out of its range, and when its searchers'
-/// tables would take more memory than is available.
+/// `--table-bits` (or its default, sized by the board) for what `tb`
+/// answers, `None` when it needs no search: a usage error when the game is
+/// not answered by search, when the size is out of its range, and when its
+/// searchers' tables would take more memory than is available.
 fn checked_table_bits(
-    game: &AnyGame,
-    db: Option<&Database>,
+    tb: &Tablebase,
+    searchers: usize,
     asked: Option<u32>,
-) -> Result<u32, Failure> {
-    let searchers = default_searchers();
-    let Some(book) = game.book_game().filter(|_| game.searched_with(db)) else {
+) -> Result<Option<u32>, Failure> {
+    let default = tb
+        .default_search_bits(searchers)
+        .filter(|_| tb.is_searched());
+    let Some(default) = default else {
         return match asked {
             Some(_) => Err(usage(&format!(
                 "--table-bits does not apply to {}, which is answered from its database \
                  without search",
-                game.label()
+                tb.any_game().label()
             ))),
-            None => Ok(0),
+            None => Ok(None),
         };
     };
-    let bits = asked.unwrap_or_else(|| book.default_table_bits(searchers));
-    match book.check_tables(searchers, bits) {
-        Err(e) if asked.is_some() => Err(usage(&format!("--table-bits {bits}: {e}"))),
-        Err(e) => Err(usage(&format!(
+    let bits = asked.unwrap_or(default);
+    match tb.check_search(bits, searchers) {
+        Some(Err(e)) if asked.is_some() => Err(usage(&format!("--table-bits {bits}: {e}"))),
+        Some(Err(e)) => Err(usage(&format!(
             "the default --table-bits {bits}: {e}: give a smaller --table-bits"
         ))),
-        Ok(_) => Ok(bits),
+        None | Some(Ok(_)) => Ok(Some(bits)),
     }
 }
 
@@ -225,9 +243,28 @@ fn wrong_game(path: &Path, expected: String, found: &AnyGame) -> Failure {
     )
 }
 
+/// The database of a tablebase [`open_db`] opened from `path`.
+pub fn file_database<'a>(tb: &'a Tablebase, path: &Path) -> Result<&'a Database, Failure> {
+    tb.database().ok_or_else(|| {
+        db_failure(anyhow::anyhow!(
+            "database {}: no database was opened",
+            path.display()
+        ))
+    })
+}
+
 /// Opens and validates a database, and sets up its game.
-pub fn open_db(path: &Path) -> Result<(Database, AnyGame), Failure> {
-    AnyGame::open(path)
-        .with_context(|| format!("database {}", path.display()))
-        .map_err(db_failure)
+pub fn open_db(path: &Path) -> Result<Tablebase, Failure> {
+    open_tablebase(path).map_err(db_failure)
+}
+
+/// [`open_db`], with the error as the context of what is wrong with the
+/// file (`database PATH: ...`).
+pub fn open_tablebase(path: &Path) -> anyhow::Result<Tablebase> {
+    Tablebase::open(path).map_err(|e| match e {
+        ProbeError::Open { path, source } => {
+            anyhow::Error::new(source).context(format!("database {}", path.display()))
+        }
+        e => anyhow::Error::new(e),
+    })
 }

@@ -34,7 +34,7 @@ pub fn run(db_args: &DbArgs, args: &StatsArgs) -> Result<u8, Failure> {
         db
     };
     db.build_index();
-    report(db, &source.game, &source.path, db_args.json, args)
+    report(db, source.game(), &source.path, db_args.json, args)
 }
 
 /// Runs `query stats` on an open database.

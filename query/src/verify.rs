@@ -15,7 +15,7 @@ use crate::source::Source;
 pub fn run(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
     let as_json = db_args.json;
     let source = Source::open(db_args)?;
-    let (db, game) = (source.database()?, &source.game);
+    let (db, game) = (source.database()?, source.game());
     let bars = Bars::new(quiet);
     let path = source.path.clone();
     match verify(db, game.game(), &bars) {

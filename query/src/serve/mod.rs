@@ -43,11 +43,12 @@ use boardsolve::analysis::{analyze_position, json, picture, principal_variation,
 use boardsolve::cli::EXIT_SUCCESS;
 use boardsolve::core::{Cancel, Oracle};
 use boardsolve::registry::AnyGame;
-use boardsolve::{Database, PositionError};
+use boardsolve::PositionError;
+use boardsolve_probe::Tablebase;
 
 use crate::args::{DbArgs, ServeArgs, SERVE_TABLE_BITS};
 use crate::failure::{usage, Failure};
-use crate::source::open_db;
+use crate::source::{open_db, open_tablebase};
 
 /// Longest accepted request target (path and query), in bytes.
 const MAX_URI: usize = 8192;
@@ -166,14 +167,26 @@ pub enum Source {
 
 /// One game served.
 struct Served {
-    game: AnyGame,
-    db: Option<Arc<Database>>,
-    /// The search, for positions past the book (or every position without
-    /// a file): made once, its tables kept from request to request.
-    live: Option<Box<dyn Oracle + Send + Sync>>,
+    /// The database (if any) and its game, with the search past it: made
+    /// once, its tables kept from request to request.
+    tb: Tablebase,
     /// What the answers' ETags are derived from: the records' checksum, or
     /// the search's version.
     tag: [u8; 16],
+}
+
+impl Served {
+    /// The game served.
+    fn game(&self) -> &AnyGame {
+        self.tb.any_game()
+    }
+
+    /// The search, for positions past the book (or every position without
+    /// a file); `None` for a game answered from its file alone. It was
+    /// made when the server started ([`open`]).
+    fn live(&self) -> Option<&(dyn Oracle + Send + Sync)> {
+        self.tb.search().and_then(Result::ok)
+    }
 }
 
 /// What every request sees.
@@ -224,7 +237,7 @@ impl App {
         };
         let matching: Vec<usize> = (0..self.served.len())
             .filter(|&i| {
-                let d = self.served[i].game.game().descriptor();
+                let d = self.served[i].game().game().descriptor();
                 game.is_none_or(|g| d.name == g)
                     && variant.as_deref().is_none_or(|v| d.variant == v)
             })
@@ -316,7 +329,7 @@ impl Refusal {
 
 /// Answers `p` from `oracle`.
 fn compute(s: &Served, oracle: &dyn Oracle, kind: Answer, p: &str) -> Result<Body, Refusal> {
-    let game = s.game.present();
+    let game = s.game().present();
     let position = game.parse(p)?;
     Ok(match kind {
         Answer::Json | Answer::Play => {
@@ -348,7 +361,7 @@ fn etag(s: &Served, kind: Answer, params: &HashMap<String, String>) -> HeaderVal
             h.update(v.as_bytes());
         }
     }
-    let d = s.game.game().descriptor();
+    let d = s.game().game().descriptor();
     h.update(&[0xff]);
     h.update(d.name.as_bytes());
     h.update(&[0xff]);
@@ -426,14 +439,14 @@ async fn answer(
     let tag = etag(served, kind, &params);
     // A conditional request is answered 304 only for a request that would
     // be answered 200: a malformed or illegal position gets its error.
-    if let Err(e) = served.game.present().parse(&p) {
+    if let Err(e) = served.game().present().parse(&p) {
         return respond(&app, Err(e.into()), &p, tag);
     }
     // The lookup lane: the database alone, now (and cheap enough to make
     // before a 304, which then vouches for the position too).
-    if let Some(db) = &served.db {
-        match compute(served, &**db, kind, &p) {
-            Err(e) if e.needs_search() && served.live.is_some() => {}
+    if let Some(db) = served.tb.database() {
+        match compute(served, db, kind, &p) {
+            Err(e) if e.needs_search() && served.live().is_some() => {}
             Ok(ref body) if !matches!(body, Body::Svg(None)) && not_modified(&headers, &tag) => {
                 return unchanged(tag, &app.cache)
             }
@@ -461,7 +474,7 @@ async fn answer(
     let input = p.clone();
     let queued = app.searches.submit(deadline, move |cancel: &Cancel| {
         let s = &worker.served[index];
-        let live = s.live.as_deref().expect("a game searched has its search");
+        let live = s.live().expect("a game searched has its search");
         cancel.run(|| compute(s, live, kind, &input))
     });
     let mut pending = match queued {
@@ -541,20 +554,7 @@ async fn play(
     };
     let served = &app.served[index];
     let tag = etag(served, Answer::Play, &params);
-    let game = served.game.present();
-    let played = game.parse(p).and_then(|position| {
-        let mv = game.parse_move(position.state, m)?;
-        let mut edges = Vec::new();
-        game.moves(position.state, &mut edges);
-        let edge = edges
-            .iter()
-            .find(|e| e.mv == mv)
-            .ok_or_else(|| PositionError::Illegal {
-                input: m.clone(),
-                reason: format!("not a legal move in {}", game.format_full(&position)),
-            })?;
-        Ok(game.format_full(&position.play(edge)))
-    });
+    let played = served.tb.play(p, m);
     match played {
         // Conditional only once the move is known to be legal.
         Ok(_) if not_modified(&headers, &tag) => unchanged(tag, &app.cache),
@@ -581,12 +581,7 @@ async fn info(State(app): State<Arc<App>>) -> Response {
         if i > 0 {
             body.push(',');
         }
-        body.push_str(&json::served(
-            s.game.present(),
-            s.game.info().about,
-            s.db.as_deref(),
-            s.live.is_some(),
-        ));
+        body.push_str(&s.tb.served_json());
     }
     body.push_str("]}");
     let mut r = reply(StatusCode::OK, body);
@@ -709,41 +704,37 @@ fn open(
     let threads = args.search_threads();
     let mut served: Vec<Served> = Vec::new();
     for source in sources {
-        let (db, game, name) = match source {
+        let (tb, name) = match source {
             Source::File(path) => {
-                let (mut db, game) =
-                    AnyGame::open(&path).with_context(|| format!("database {}", path.display()))?;
-                db.set_cache_limit(cache_bytes);
+                let tb = open_tablebase(&path)?.with_cache_limit(cache_bytes);
                 // A server answers many lookups: the small index makes each
                 // several times faster.
-                db.build_index();
-                (Some(Arc::new(db)), game, path.display().to_string())
+                tb.build_index();
+                (tb, path.display().to_string())
             }
             Source::Search(game) => {
                 let name = format!("{} (search)", game.label());
-                (None, *game, name)
+                (Tablebase::without_file(*game)?, name)
             }
         };
-        if served.iter().any(|s| s.game.label() == game.label()) {
+        let game = tb.any_game();
+        if served.iter().any(|s| s.game().label() == game.label()) {
             anyhow::bail!("{name}: {} is served twice", game.label());
         }
-        let live = match game.live_shared(db.clone(), table_bits, threads) {
-            Some(live) => Some(live.with_context(|| format!("{name}: setting up the search"))?),
-            None => None,
-        };
-        let tag = match &db {
+        let tag = match tb.database() {
             Some(db) => db.header().records_checksum.to_le_bytes(),
             None => xxhash_rust::xxh3::xxh3_128(
                 format!("search {} {}", game.label(), env!("CARGO_PKG_VERSION")).as_bytes(),
             )
             .to_le_bytes(),
         };
-        served.push(Served {
-            game,
-            db,
-            live,
-            tag,
-        });
+        let tb = match tb.is_searched() {
+            true => tb
+                .with_searchers(table_bits, threads)
+                .with_context(|| format!("{name}: setting up the search"))?,
+            false => tb,
+        };
+        served.push(Served { tb, tag });
     }
     Ok(served)
 }
@@ -761,13 +752,14 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         // The default file of --game and --variant, or search alone for a
         // game that has it, as `query` answers.
         let source = crate::source::Source::open(db_args)?;
-        let searched = match source.game.searched_with(source.db.as_ref()) {
-            true => vec![source.game.clone()],
+        let game = source.game();
+        let searched = match game.searched_with(source.db()) {
+            true => vec![game.clone()],
             false => Vec::new(),
         };
-        match source.db {
+        match source.db() {
             Some(_) => (vec![Source::File(PathBuf::from(&source.path))], searched),
-            None => (vec![Source::Search(Box::new(source.game))], searched),
+            None => (vec![Source::Search(Box::new(game.clone()))], searched),
         }
     } else {
         if db_args.game.is_some() || db_args.variant.is_some() {
@@ -777,9 +769,9 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         }
         let mut searched = Vec::new();
         for path in &db_args.db {
-            let (db, game) = open_db(path)?;
-            if game.searched_with(Some(&db)) {
-                searched.push(game);
+            let tb = open_db(path)?;
+            if tb.is_searched() {
+                searched.push(tb.any_game().clone());
             }
         }
         (

@@ -113,7 +113,7 @@ impl Emit for ByClass<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::children::Simd;
+    use super::super::simd::Simd;
     use super::*;
 
     #[test]
