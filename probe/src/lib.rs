@@ -447,8 +447,8 @@ impl Tablebase {
     /// Answers positions past the opening book by search, with
     /// transposition tables of `2^table_bits` entries (8 bytes each; 22 is
     /// 32 MiB), kept from call to call, and one searcher per thread of the
-    /// machine. Connect Four's searchers share one table, and so do Dots
-    /// and Boxes'; Dandelions' have one each (see
+    /// machine. Whether the searchers share one table or have one each is
+    /// the game's (`query --help` says it under `--table-bits`; see
     /// [`Tablebase::search_memory`]). Fails, before anything is allocated,
     /// on a size out of the game's range or larger than the memory the
     /// system has available; and when the allocator refuses the tables.

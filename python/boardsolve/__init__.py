@@ -1,8 +1,8 @@
 """Probe the databases of perfectly solved board games.
 
-A database is the file ``generator`` writes (``bsq.db`` for British Square,
-and the files of Dots and Boxes, Connect Four and Dandelions).  Open it and
-ask about any position, in the game's own notation::
+A database is the file ``generator`` writes, for any of its games
+(``generator --list-games`` lists them; ``bsq.db`` is British Square's).
+Open it and ask about any position, in the game's own notation::
 
     import boardsolve
     db = boardsolve.open("bsq.db")
@@ -58,8 +58,8 @@ class Database:
 
     @property
     def game(self):
-        """The game's name: ``british-square``, ``dots-and-boxes``,
-        ``connect-four`` or ``dandelions``."""
+        """The game's name, as ``generator --list-games`` lists it
+        (``british-square``, ``connect-four``, ...)."""
         return self._db.game
 
     @property
@@ -165,8 +165,8 @@ def _positions(positions):
 def open(path, search_bits=None, cache_mib=None):
     """Opens the database at ``path`` (a ``str`` or an ``os.PathLike``),
     of any layout (sorted, dense or packed).  With ``search_bits`` (for
-    example 22: a table of 2^22 entries, 32 MiB), Connect Four and
-    Dandelions positions past an opening book are answered by search; a
+    example 22: a table of 2^22 entries, 32 MiB), positions past an
+    opening book are answered by search; a
     size the machine cannot hold is an ``Error`` here, not later.
     ``cache_mib`` bounds the memory a packed file's decoded blocks take
     (default 64)."""

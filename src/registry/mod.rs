@@ -4,22 +4,7 @@
 //! costs) it declares in its own folder, as data ([`GameInfo`]) and one
 //! trait ([`RegisteredGame`]), so that the command-line tools and the
 //! layers below know no game by heart. [`AnyGame`] is a game of the list
-//! set up for one variant.
-//!
-//! # Adding a game
-//! 1. Make a folder `src/games/NAME/` with the rules (`game.rs`, the
-//!    [`Game`] trait), the looks (`present.rs`, [`Presentation`]) and, in
-//!    `mod.rs`, its declaration: a `pub const INFO: GameInfo` (name, a
-//!    numeric id no other game has, help texts, default file stem, what its
-//!    database holds, constructor) and `impl RegisteredGame`. A game whose
-//!    moves never return to an earlier layer gets the layered solver by
-//!    default; one with a solver of its own names it there.
-//! 2. Declare the folder in `src/games/mod.rs` (`pub mod NAME;`).
-//! 3. Add `NAME::INFO` to [`GAMES`], in the order help texts list the
-//!    games.
-//! 4. Describe it in `docs/NAME.md`; `cargo test -p boardsolve registry`
-//!    checks that its id and names are unique and that its declaration
-//!    agrees with its rules.
+//! set up for one variant. The steps that add a game are beside the list.
 //!
 //! The search (feature `search`) and the solvers (feature `engine`) add
 //! to [`AnyGame`] in modules of their own, so that each feature is applied
@@ -50,8 +35,25 @@ pub use {
 };
 
 /// Every game this build knows, in the order help texts list them; the
-/// first is the tools' default. See the module's documentation for the
-/// steps that add a game.
+/// first is the tools' default.
+///
+/// # Adding a game
+/// 1. Make a folder `src/games/NAME/` with the rules (`game.rs`, the
+///    [`Game`] trait), the looks (`present.rs`, [`Presentation`]) and, in
+///    `mod.rs`, its declaration: a `pub const INFO: GameInfo` (name, a
+///    numeric id no other game has, help texts, default file stem, what
+///    its database holds, other names, constructor) and `impl
+///    RegisteredGame`. A game whose moves never return to an earlier
+///    layer gets the layered solver by default; one with a solver of its
+///    own names it there.
+/// 2. Declare the folder in `src/games/mod.rs` (`pub mod NAME;`).
+/// 3. Add `NAME::INFO` to this list, in the order help texts list the
+///    games.
+/// 4. Give it its id and key layout in `format-spec.md` and a page in
+///    `docs/`; `cargo test -p boardsolve registry` checks that its id and
+///    names are unique and that its declaration agrees with its rules.
+///
+/// `docs/architecture.md` says the same at more length.
 pub const GAMES: &[GameInfo] = &[
     british_square::INFO,
     dots_and_boxes::INFO,
