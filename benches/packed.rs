@@ -1,6 +1,7 @@
 //! Benchmarks of packed files (`format-spec.md`, section 3c): the trade-off
 //! of the block size between the file's size, the time to decode one block
-//! and the time of a lookup, with every block in the cache and with none.
+//! and the time of a lookup, with every block in the cache (one key a call,
+//! and many) and with none.
 //!
 //! `cargo bench --bench packed`. Uses `bsq.db` and `dab.db` in the
 //! repository root, solving and writing them there first if they are
@@ -15,7 +16,10 @@ use boardsolve::core::NoProgress;
 use boardsolve::db::pack::{pack_database, write_packed, PackOptions};
 use boardsolve::registry::AnyGame;
 use boardsolve::{Database, Game};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+/// Keys a call of the batch lookups.
+const BATCH: usize = 256;
 
 /// The game's default file in the repository root, written if missing.
 fn plain(name: &str) -> PathBuf {
@@ -97,6 +101,24 @@ fn packed_lookups(c: &mut Criterion) {
                     })
                 },
             );
+            // Many keys a call, as `query --json -`, Python's `values` and
+            // the server look them up: the keys of one call are searched
+            // in lockstep.
+            let mut out = Vec::new();
+            let mut at = 0;
+            group.throughput(Throughput::Elements(BATCH as u64));
+            group.bench_function(
+                BenchmarkId::new("lookups in batches, blocks cached", block_entries),
+                |bench| {
+                    bench.iter(|| {
+                        at = (at + BATCH) % (keys.len() - BATCH);
+                        packed
+                            .get_many(black_box(&keys[at..at + BATCH]), &mut out)
+                            .expect("intact");
+                    })
+                },
+            );
+            group.throughput(Throughput::Elements(1));
             // No cache: each lookup decodes its block.
             packed.set_cache_limit(0);
             group.bench_function(

@@ -12,7 +12,9 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard};
 
 use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
@@ -20,6 +22,7 @@ use miniz_oxide::inflate::TINFLStatus;
 use super::header::{Header, PackedInfo, HEADER_SIZE, INDEX_ENTRY_SIZE, MIN_BLOCK_SIZE};
 use super::ranges::RangeFile;
 use super::DbError;
+use crate::core::platform;
 use crate::core::{Corrupted, Game, LayoutKind, RecordLayout, Value};
 
 /// Where a packed file's blocks are read from: its whole bytes (mapped or
@@ -62,6 +65,9 @@ impl<'a> FileBytes<'a> {
 /// canonical keys are the ones it stores.
 pub type Symmetries = Arc<dyn crate::core::Game>;
 
+/// Keys [`PackedStore::get_many`] looks up together.
+const LANES: usize = 32;
+
 /// The most memory decoded blocks take by default: 64 MiB.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
@@ -71,45 +77,336 @@ pub const BLOCK_CHECKSUM_SIZE: usize = 8;
 /// The most bytes one LEB128 key step takes.
 const MAX_STEP_BYTES: usize = 10;
 
-/// A decoded block: its entries as ascending `u64`s, the records themselves
-/// for a sorted file, `key << 8 | entry` for a dense one.
+/// A decoded block, kept in the cache in a form a search reads few cache
+/// lines of: its entries, ascending `u64`s (the records themselves for a
+/// sorted file, `key << 8 | entry` for a dense one), in groups of 16,
+/// under a search tree of the groups' first keys.
+///
+/// The tree is a static B-tree of one cache line a node: its lowest level
+/// holds each group's first key, eight a line; each level above holds the
+/// first key of each line of the level below; the top (at most eight
+/// keys) lies in the block itself. A search reads one line a level, then
+/// its group's lines.
+///
+/// Where each key lies less than `2^32` above its group's first key and
+/// the bits below the keys take at most 16, the entries are kept split:
+/// each key's offset from its group's first key (a `u32`, a group's in one
+/// line) and its bits below the key (a `u16`): 6 bytes an entry instead of
+/// 8. Otherwise they are kept whole.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Block {
-    /// The entries, ascending.
-    pub records: Vec<u64>,
-    /// Every [`FENCE`]-th entry: a search looks here first, then in the
-    /// few entries between two fences.
-    fences: Vec<u64>,
+    /// The top of the tree: the first keys of the lines of the level
+    /// below (or of the groups), padded with `u64::MAX`. With the fields
+    /// after it, the block's two cache lines.
+    top: Line,
+    /// The levels of the tree below the top, from the top down.
+    tree: Box<[Line]>,
+    entries: Entries,
+    /// Where each level of `tree` starts (lines), from the top down.
+    starts: [u16; MAX_LEVELS],
+    /// The levels in `tree`.
+    levels: u8,
+    /// The bits below the key in an entry.
+    shift: u8,
+    /// The number of entries.
+    len: u32,
 }
 
-/// Entries between two fences of a decoded block: 512 bytes, eight cache
+// Two cache lines, which a search asks for first.
+const _: () = assert!(size_of::<Block>() <= 128);
+
+/// Eight keys: a node of a block's search tree, one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+impl Line {
+    /// How many of the keys are at most `key`.
+    #[inline]
+    fn rank(&self, key: u64) -> usize {
+        self.0.iter().map(|&k| usize::from(k <= key)).sum()
+    }
+}
+
+/// A group's key offsets, one cache line (padded with `u32::MAX`).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Offsets([u32; GROUP]);
+
+/// A group's bits below the keys, half a cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Lows([u16; GROUP]);
+
+/// Entries in a group of a decoded block: its key offsets fill one cache
+/// line.
+const GROUP: usize = 16;
+
+/// Levels of a block's tree below its top at most: enough for 2^22
+/// entries (a block holds at most 2^20), whose tree takes fewer than 2^16
 /// lines.
-const FENCE: usize = 64;
+const MAX_LEVELS: usize = 5;
+
+/// The entries of a decoded block.
+#[derive(Debug)]
+enum Entries {
+    /// Each entry's key less its group's first key, by group, and its
+    /// bits below the key.
+    Split {
+        offsets: Box<[Offsets]>,
+        low: Box<[Lows]>,
+    },
+    /// The entries themselves, eight a line, padded with `u64::MAX`.
+    Whole(Box<[Line]>),
+}
+
+/// `values` eight a line, the last padded with `u64::MAX`.
+fn lines(values: &[u64]) -> impl Iterator<Item = Line> + '_ {
+    values.chunks(8).map(|c| {
+        let mut line = Line([u64::MAX; 8]);
+        line.0[..c.len()].copy_from_slice(c);
+        line
+    })
+}
 
 impl Block {
-    /// A block of `records`, ascending.
-    pub fn new(records: Vec<u64>) -> Block {
-        let fences = records.iter().step_by(FENCE).copied().collect();
-        Block { records, fences }
+    /// The levels of the tree below the top of a block of `n` entries.
+    fn levels_for(n: usize) -> u8 {
+        let mut keys = n.div_ceil(GROUP);
+        let mut levels = 0;
+        while keys > 8 && levels < MAX_LEVELS {
+            keys = keys.div_ceil(8);
+            levels += 1;
+        }
+        levels as u8
+    }
+
+    /// A block of `entries` (ascending, keys distinct and below `2^63`,
+    /// at most `2^22`) whose keys lie above their lowest `shift` bits.
+    fn new(entries: &[u64], shift: u32) -> Block {
+        let firsts: Vec<u64> = entries.iter().step_by(GROUP).map(|&e| e >> shift).collect();
+        // The levels from the lowest up, until one fits the top.
+        let mut levels = Vec::new();
+        let mut keys = firsts.clone();
+        while keys.len() > 8 && levels.len() < MAX_LEVELS {
+            let above = keys.iter().step_by(8).copied().collect();
+            levels.push(std::mem::replace(&mut keys, above));
+        }
+        debug_assert!(keys.len() <= 8);
+        debug_assert_eq!(levels.len(), usize::from(Block::levels_for(entries.len())));
+        let mut top = Line([u64::MAX; 8]);
+        top.0[..keys.len().min(8)].copy_from_slice(&keys[..keys.len().min(8)]);
+        let mut tree = Vec::new();
+        let mut starts = [0u16; MAX_LEVELS];
+        for (d, level) in levels.iter().rev().enumerate() {
+            starts[d] = tree.len() as u16;
+            tree.extend(lines(level));
+        }
+        // The entries ascend: a group's last key is its farthest.
+        let split = shift <= 16
+            && entries.chunks(GROUP).zip(&firsts).all(|(group, &first)| {
+                let last = group.last().map_or(first, |&e| e >> shift);
+                last.wrapping_sub(first) <= u64::from(u32::MAX)
+            });
+        let entries_kept = if split {
+            let low_mask = mask(shift);
+            let mut offsets = vec![Offsets([u32::MAX; GROUP]); firsts.len()];
+            let mut low = vec![Lows([0; GROUP]); firsts.len()];
+            for (((group, &first), o), l) in entries
+                .chunks(GROUP)
+                .zip(&firsts)
+                .zip(&mut offsets)
+                .zip(&mut low)
+            {
+                for ((&e, o), l) in group.iter().zip(&mut o.0).zip(&mut l.0) {
+                    *o = (e >> shift).wrapping_sub(first) as u32;
+                    *l = (e & low_mask) as u16;
+                }
+            }
+            Entries::Split {
+                offsets: offsets.into(),
+                low: low.into(),
+            }
+        } else {
+            Entries::Whole(lines(entries).collect())
+        };
+        Block {
+            top,
+            tree: tree.into(),
+            starts,
+            levels: levels.len() as u8,
+            shift: shift as u8,
+            len: entries.len() as u32,
+            entries: entries_kept,
+        }
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// True when the block holds no entry (never, for a block decoded from
+    /// a file).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first key of group `g`.
+    #[inline]
+    fn group_key(&self, g: usize) -> u64 {
+        match self.levels {
+            0 => self.top.0[g],
+            l => {
+                let lowest = self.starts[usize::from(l) - 1] as usize;
+                self.tree[lowest + g / 8].0[g % 8]
+            }
+        }
+    }
+
+    /// Entry `i`.
+    #[inline]
+    pub fn entry(&self, i: usize) -> u64 {
+        let shift = u32::from(self.shift);
+        match &self.entries {
+            Entries::Split { offsets, low } => {
+                let key = self.group_key(i / GROUP) + u64::from(offsets[i / GROUP].0[i % GROUP]);
+                key << shift | u64::from(low[i / GROUP].0[i % GROUP])
+            }
+            Entries::Whole(lines) => lines[i / 8].0[i % 8],
+        }
+    }
+
+    /// The entries, in order.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.entry(i))
     }
 
     /// The memory the block takes in the cache.
     fn cost(&self) -> usize {
-        (self.records.capacity() + self.fences.capacity()) * 8 + 64
+        let entries = match &self.entries {
+            Entries::Split { offsets, low } => size_of_val(&**offsets) + size_of_val(&**low),
+            Entries::Whole(lines) => size_of_val(&**lines),
+        };
+        size_of::<Block>() + size_of_val(&*self.tree) + entries + 64
     }
 
-    /// The first entry `>= first`, if any.
+    /// Asks for the block's own two lines, where a search starts.
     #[inline]
-    fn lower_bound(&self, first: u64) -> Option<u64> {
-        let f = self
-            .fences
-            .partition_point(|&x| x < first)
-            .saturating_sub(1);
-        let lo = f * FENCE;
-        let hi = self.records.len().min(lo + FENCE + 1);
-        let near = self.records.get(lo..hi)?;
-        near.get(near.partition_point(|&r| r < first)).copied()
+    fn prefetch(&self) {
+        platform::prefetch(&self.top);
+        platform::prefetch(&self.tree);
     }
+
+    /// The first step of a search for `key`: where it goes at the top (a
+    /// place among the levels or a group), none when `key` lies below the
+    /// block; the lines it reads next asked for.
+    #[inline]
+    fn search_top(&self, key: u64) -> Option<Step> {
+        let node = self.top.rank(key).checked_sub(1)?;
+        let step = Step { level: 0, node };
+        self.prefetch_step(step);
+        Some(step)
+    }
+
+    /// One level down from `step`, the lines read next asked for; a step
+    /// at a group stays there.
+    #[inline]
+    fn search_down(&self, step: Step, key: u64) -> Option<Step> {
+        if step.level >= usize::from(self.levels) {
+            return Some(step);
+        }
+        let line = self
+            .tree
+            .get(self.starts[step.level] as usize + step.node)?;
+        let node = step.node * 8 + line.rank(key).checked_sub(1)?;
+        let next = Step {
+            level: step.level + 1,
+            node,
+        };
+        self.prefetch_step(next);
+        Some(next)
+    }
+
+    /// Asks for the line a search reads at `step`: a node of the tree, or
+    /// at the bottom, its group's.
+    #[inline]
+    fn prefetch_step(&self, step: Step) {
+        if step.level < usize::from(self.levels) {
+            if let Some(line) = self.tree.get(self.starts[step.level] as usize + step.node) {
+                platform::prefetch(line);
+            }
+            return;
+        }
+        let g = step.node;
+        match &self.entries {
+            Entries::Split { offsets, low } => {
+                if let Some(o) = offsets.get(g) {
+                    platform::prefetch(o);
+                }
+                if let Some(l) = low.get(g) {
+                    platform::prefetch(l);
+                }
+            }
+            Entries::Whole(lines) => {
+                for line in lines.iter().skip(g * GROUP / 8).take(GROUP / 8) {
+                    platform::prefetch(line);
+                }
+            }
+        }
+    }
+
+    /// Searches group `g` for `key`: its entry, if the block holds it.
+    #[inline]
+    fn search_group(&self, g: usize, key: u64) -> Option<u64> {
+        let shift = u32::from(self.shift);
+        let (i, entry) = match &self.entries {
+            Entries::Split { offsets, low } => {
+                let want = u32::try_from(key.checked_sub(self.group_key(g))?).ok()?;
+                let group = &offsets.get(g)?.0;
+                let p = group.iter().map(|&o| usize::from(o < want)).sum::<usize>();
+                if group.get(p) != Some(&want) {
+                    return None;
+                }
+                let low = low.get(g)?.0[p];
+                (g * GROUP + p, key << shift | u64::from(low))
+            }
+            Entries::Whole(lines) => {
+                let at = g * GROUP / 8;
+                let group = lines.get(at..lines.len().min(at + GROUP / 8))?;
+                let p = group
+                    .iter()
+                    .flat_map(|l| l.0)
+                    .map(|e| usize::from(e >> shift < key))
+                    .sum::<usize>();
+                let e = *group.get(p / 8)?.0.get(p % 8)?;
+                if e >> shift != key {
+                    return None;
+                }
+                (g * GROUP + p, e)
+            }
+        };
+        (i < self.len()).then_some(entry)
+    }
+
+    /// The entry of key `key`, if the block holds it.
+    #[inline]
+    pub fn find(&self, key: u64) -> Option<u64> {
+        let mut step = self.search_top(key)?;
+        for _ in 0..self.levels {
+            step = self.search_down(step, key)?;
+        }
+        self.search_group(step.node, key)
+    }
+}
+
+/// Where a search stands in a block's tree: a node of level `level` (from
+/// the top down, 0 the first below the top), or at the bottom, a group.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    level: usize,
+    node: usize,
 }
 
 /// How the entries of a block become `u64`s and back.
@@ -259,7 +556,8 @@ impl Codec {
                 at += n;
                 // The top plane holds the field's last bits: nothing above.
                 let room = bits - 8 * p as u32;
-                if room < 8 && plane.iter().any(|&b| u32::from(b) >> room != 0) {
+                let bits = plane.iter().fold(0, |a, &b| a | b);
+                if room < 8 && u32::from(bits) >> room != 0 {
                     return Err("a value field is wider than its bits".into());
                 }
                 let shift = shift + 8 * p as u32;
@@ -317,12 +615,12 @@ impl Codec {
         }
     }
 
-    /// The smallest decoded entry of `key`.
+    /// The bits below the key in a decoded entry.
     #[inline]
-    fn first_entry(&self, key: u64) -> u64 {
+    pub fn key_shift(&self) -> u32 {
         match self.kind {
-            LayoutKind::Sorted => self.layout.first_record(key),
-            LayoutKind::Dense => key << 8,
+            LayoutKind::Sorted => self.layout.key_shift,
+            LayoutKind::Dense => 8,
         }
     }
 
@@ -374,16 +672,29 @@ thread_local! {
 }
 
 /// Decoded blocks, at most a number of bytes of them: a slot per block of
-/// the file (a lookup locks only its block's), each with a mark set when a
-/// lookup finds it there. When the bound is reached, blocks leave in the
-/// order they came (a clock): one whose mark is set stays for another
-/// round with its mark cleared, so the blocks in use stay.
+/// the file, each with a mark set when a lookup finds it there. When the
+/// bound is reached, blocks leave in the order they came (a clock): one
+/// whose mark is set stays for another round with its mark cleared, so the
+/// blocks in use stay.
+///
+/// One lock guards it all: a run of lookups reads under one shared lock
+/// (one atomic operation for the run, none a block), and a block decoded
+/// comes in under the exclusive lock, which it takes only to store the
+/// block and let others go (the decoding and the freeing happen outside).
 struct BlockCache {
+    state: RwLock<CacheState>,
+    limit: usize,
+}
+
+/// What [`BlockCache`]'s lock guards.
+struct CacheState {
     /// The slots, in chunks made when a block of theirs is first kept: a
     /// query of one position on a file of many blocks makes few.
-    chunks: Vec<OnceLock<Box<[Slot]>>>,
-    order: Mutex<(VecDeque<usize>, usize)>,
-    limit: usize,
+    chunks: Vec<Option<Box<[Slot]>>>,
+    /// The blocks kept, in the order they came.
+    order: VecDeque<usize>,
+    /// The memory they take ([`Block::cost`]).
+    bytes: usize,
 }
 
 /// Slots per chunk of the cache.
@@ -391,8 +702,33 @@ const CHUNK_SLOTS: usize = 256;
 
 #[derive(Default)]
 struct Slot {
-    block: Mutex<Option<Arc<Block>>>,
-    used: std::sync::atomic::AtomicBool,
+    block: Option<Arc<Block>>,
+    used: AtomicBool,
+}
+
+impl CacheState {
+    /// Block `b`, if the cache holds it (marked as used).
+    #[inline]
+    fn get(&self, b: usize) -> Option<&Arc<Block>> {
+        let slot = self
+            .chunks
+            .get(b / CHUNK_SLOTS)?
+            .as_ref()?
+            .get(b % CHUNK_SLOTS)?;
+        let block = slot.block.as_ref()?;
+        if !slot.used.load(Relaxed) {
+            slot.used.store(true, Relaxed);
+        }
+        Some(block)
+    }
+
+    /// The slot of block `b`, if its chunk is made.
+    fn slot_mut(&mut self, b: usize) -> Option<&mut Slot> {
+        self.chunks
+            .get_mut(b / CHUNK_SLOTS)?
+            .as_mut()?
+            .get_mut(b % CHUNK_SLOTS)
+    }
 }
 
 impl BlockCache {
@@ -403,79 +739,68 @@ impl BlockCache {
             blocks.div_ceil(CHUNK_SLOTS)
         };
         BlockCache {
-            chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
-            order: Mutex::new((VecDeque::new(), 0)),
+            state: RwLock::new(CacheState {
+                chunks: (0..chunks).map(|_| None).collect(),
+                order: VecDeque::new(),
+                bytes: 0,
+            }),
             limit,
         }
     }
 
-    /// The slot of block `b`, if its chunk is made.
+    /// The cache, read.
     #[inline]
-    fn slot(&self, b: usize) -> Option<&Slot> {
-        self.chunks
-            .get(b / CHUNK_SLOTS)?
-            .get()?
-            .get(b % CHUNK_SLOTS)
+    fn read(&self) -> RwLockReadGuard<'_, CacheState> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The slot of block `b`, its chunk made if need be.
-    fn slot_made(&self, b: usize) -> Option<&Slot> {
-        self.chunks
-            .get(b / CHUNK_SLOTS)?
-            .get_or_init(|| (0..CHUNK_SLOTS).map(|_| Slot::default()).collect())
-            .get(b % CHUNK_SLOTS)
-    }
-
-    /// Runs `f` on block `b` if the cache holds it.
-    #[inline]
-    fn with<T>(&self, b: usize, f: impl FnOnce(&Block) -> T) -> Option<T> {
-        let slot = self.slot(b)?;
-        let block = slot.block.lock().ok()?;
-        let out = block.as_deref().map(f);
-        if out.is_some() && !slot.used.load(std::sync::atomic::Ordering::Relaxed) {
-            slot.used.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-        out
-    }
-
+    /// Keeps block `b`, unless it is kept already or larger than the
+    /// bound, letting others go to stay within the bound.
     fn put(&self, b: usize, decoded: Arc<Block>) {
-        use std::sync::atomic::Ordering::Relaxed;
         let cost = decoded.cost();
-        let Some(slot) = self.slot_made(b) else {
-            return;
-        };
         if cost > self.limit {
             return;
         }
-        let Ok(mut order) = self.order.lock() else {
-            return;
-        };
-        match slot.block.lock() {
-            Ok(mut s) if s.is_none() => *s = Some(decoded),
-            _ => return,
-        }
-        slot.used.store(false, Relaxed);
-        order.0.push_back(b);
-        order.1 += cost;
-        // Each block in the ring is passed over at most once.
-        let mut spared = 0;
-        while order.1 > self.limit {
-            let Some(old) = order.0.pop_front() else {
-                break;
+        let mut gone = Vec::new();
+        {
+            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            let state = &mut *state;
+            let Some(chunk) = state.chunks.get_mut(b / CHUNK_SLOTS) else {
+                return;
             };
-            let Some(s) = self.slot(old) else {
-                continue;
-            };
-            if old != b && spared < order.0.len() && s.used.swap(false, Relaxed) {
-                order.0.push_back(old);
-                spared += 1;
-                continue;
+            let chunk =
+                chunk.get_or_insert_with(|| (0..CHUNK_SLOTS).map(|_| Slot::default()).collect());
+            let slot = &mut chunk[b % CHUNK_SLOTS];
+            if slot.block.is_some() {
+                return;
             }
-            let gone = s.block.lock().ok().and_then(|mut s| s.take());
-            if let Some(gone) = gone {
-                order.1 -= gone.cost();
+            slot.block = Some(decoded);
+            *slot.used.get_mut() = false;
+            state.order.push_back(b);
+            state.bytes += cost;
+            // Each block in the ring is passed over at most once.
+            let mut spared = 0;
+            while state.bytes > self.limit {
+                let Some(old) = state.order.pop_front() else {
+                    break;
+                };
+                let left = state.order.len();
+                let Some(s) = state.slot_mut(old) else {
+                    continue;
+                };
+                if old != b && spared < left && std::mem::take(s.used.get_mut()) {
+                    state.order.push_back(old);
+                    spared += 1;
+                    continue;
+                }
+                if let Some(block) = s.block.take() {
+                    state.bytes -= block.cost();
+                    gone.push(block);
+                }
             }
         }
+        // Freed once the lock is let go.
+        drop(gone);
     }
 }
 
@@ -490,6 +815,8 @@ pub struct PackedStore {
     offsets: Vec<u64>,
     cache: BlockCache,
     cache_limit: usize,
+    /// The levels of the search tree of a decoded block at most.
+    levels: u8,
     canonical: OnceLock<Symmetries>,
 }
 
@@ -606,6 +933,7 @@ impl PackedStore {
             offsets,
             cache: BlockCache::new(blocks, DEFAULT_CACHE_BYTES),
             cache_limit: DEFAULT_CACHE_BYTES,
+            levels: Block::levels_for(info.block_entries as usize),
             canonical: OnceLock::new(),
         })
     }
@@ -676,12 +1004,24 @@ impl PackedStore {
         }
     }
 
-    /// Checks and decodes block `b` from the file's bytes `file`.
+    /// Checks and decodes block `b` from the file's bytes `file`, in the
+    /// form the cache keeps.
     pub fn decode_block<'f>(
         &self,
         file: impl Into<FileBytes<'f>>,
         b: usize,
     ) -> Result<Block, Corrupted> {
+        let entries = self.decode_entries(file, b)?;
+        Ok(Block::new(&entries, self.codec.key_shift()))
+    }
+
+    /// Checks and decodes block `b` from the file's bytes `file`: its
+    /// entries, ascending.
+    pub fn decode_entries<'f>(
+        &self,
+        file: impl Into<FileBytes<'f>>,
+        b: usize,
+    ) -> Result<Vec<u64>, Corrupted> {
         let (start, end) = self.block_range(b);
         let damaged = |reason: String| block_damage(b, start, end, reason);
         let payload = self.block_payload(file.into(), b)?;
@@ -695,7 +1035,7 @@ impl PackedStore {
     }
 
     /// Decodes the inflated content of block `b`, of `n` entries.
-    fn decode_content(&self, b: usize, content: &[u8], n: usize) -> Result<Block, Corrupted> {
+    fn decode_content(&self, b: usize, content: &[u8], n: usize) -> Result<Vec<u64>, Corrupted> {
         let (start, end) = self.block_range(b);
         let damaged = |reason: String| block_damage(b, start, end, reason);
         let first = self.first_keys[b];
@@ -703,7 +1043,7 @@ impl PackedStore {
             Some(&next) => next,
             None => mask(self.key_bits).saturating_add(1),
         };
-        let records = match self.codec.kind {
+        match self.codec.kind {
             LayoutKind::Sorted => self.codec.decode_sorted(content, n, first, end_key),
             LayoutKind::Dense => {
                 let canonical = self.canonical.get().ok_or_else(|| {
@@ -718,8 +1058,7 @@ impl PackedStore {
                     .decode_dense(content, n, first, end_key, &**canonical)
             }
         }
-        .map_err(damaged)?;
-        Ok(Block::new(records))
+        .map_err(damaged)
     }
 
     /// Checks the checksum of every block (without decoding any).
@@ -753,6 +1092,17 @@ impl PackedStore {
         Ok(bytes)
     }
 
+    /// Block `b`, from the cache or checked and decoded from `file` (and
+    /// then kept in the cache).
+    pub fn block(&self, file: FileBytes<'_>, b: usize) -> Result<Arc<Block>, Corrupted> {
+        if let Some(block) = self.cache.read().get(b) {
+            return Ok(Arc::clone(block));
+        }
+        let decoded = Arc::new(self.decode_block(file, b)?);
+        self.cache.put(b, Arc::clone(&decoded));
+        Ok(decoded)
+    }
+
     /// Runs `f` on block `b`, from the cache or checked and decoded from
     /// `file` (and then kept in the cache).
     #[inline]
@@ -762,17 +1112,19 @@ impl PackedStore {
         b: usize,
         f: impl FnOnce(&Block) -> T,
     ) -> Result<T, Corrupted> {
-        let mut f = Some(f);
-        if let Some(Some(t)) = self.cache.with(b, |block| f.take().map(|f| f(block))) {
-            return Ok(t);
-        }
-        let decoded = Arc::new(self.decode_block(file, b)?);
-        let out = f.take().map(|f| f(&decoded));
-        self.cache.put(b, decoded);
-        out.ok_or_else(|| Corrupted::new("a block lookup ran twice"))
+        Ok(f(&*self.block(file, b)?))
     }
 
     /// Looks up many keys: `out[i]` becomes the value of `keys[i]`.
+    ///
+    /// The keys go 32 at a time. Those whose blocks the cache holds
+    /// are searched in lockstep, under one read of the cache: the lines
+    /// each step reads (the block's own, a node of its tree a level, the
+    /// key's group) are asked for for every key before the next step reads
+    /// any, so that their misses overlap instead of waiting for each
+    /// other. Then the blocks not in the cache are checked and decoded, in
+    /// the order of the keys, each once for the run, answering every key
+    /// of the run in it.
     ///
     /// Read by ranges, a key whose block is missing does not stop the
     /// others: every missing block is wanted before the first error
@@ -784,30 +1136,86 @@ impl PackedStore {
         out: &mut Vec<Option<Value>>,
     ) -> Result<(), Corrupted> {
         out.clear();
+        out.reserve(keys.len());
+        let codec = &self.codec;
         let mut first_error = None;
-        for &key in keys {
-            let Some(k) = self.search_key(key)? else {
-                out.push(None);
-                continue;
-            };
-            let Some(b) = self.block_of(k) else {
-                out.push(None);
-                continue;
-            };
-            let codec = &self.codec;
-            let found = self.with_block(file, b, |block| {
-                block
-                    .lower_bound(codec.first_entry(k))
-                    .filter(|&r| codec.key_of(r) == k)
-                    .map(|r| codec.value(r))
-            });
-            match (found, file) {
-                (Ok(found), _) => out.push(found),
-                (Err(e), FileBytes::Ranges(_)) => {
-                    first_error.get_or_insert(e);
+        // Per lane: the key searched and its block, while the key is not
+        // answered; where its search stands.
+        let mut want: [Option<(u64, usize)>; LANES] = [None; LANES];
+        let mut at: [Option<Step>; LANES] = [None; LANES];
+        for run in keys.chunks(LANES) {
+            let base = out.len();
+            let lanes = 0..run.len();
+            {
+                let cache = self.cache.read();
+                let mut held: [Option<&Block>; LANES] = [None; LANES];
+                for (i, &key) in run.iter().enumerate() {
                     out.push(None);
+                    want[i] = None;
+                    let Some(k) = self.search_key(key)? else {
+                        continue;
+                    };
+                    let Some(b) = self.block_of(k) else {
+                        continue;
+                    };
+                    want[i] = Some((k, b));
+                    held[i] = cache.get(b).map(|block| &**block);
+                    if let Some(block) = held[i] {
+                        block.prefetch();
+                    }
                 }
-                (Err(e), FileBytes::Whole(_)) => return Err(e),
+                // Level by level, each lane's next line asked for before
+                // any is read.
+                for i in lanes.clone() {
+                    at[i] = match (held[i], want[i]) {
+                        (Some(block), Some((k, _))) => block.search_top(k),
+                        _ => None,
+                    };
+                }
+                for _ in 0..self.levels {
+                    for i in lanes.clone() {
+                        at[i] = match (held[i], want[i], at[i]) {
+                            (Some(block), Some((k, _)), Some(step)) => block.search_down(step, k),
+                            _ => None,
+                        };
+                    }
+                }
+                for i in lanes.clone() {
+                    if let Some(block) = held[i] {
+                        out[base + i] = match (want[i], at[i]) {
+                            (Some((k, _)), Some(step)) => {
+                                block.search_group(step.node, k).map(|e| codec.value(e))
+                            }
+                            _ => None,
+                        };
+                        want[i] = None;
+                    }
+                }
+            }
+            // The blocks not in the cache, each decoded once.
+            for i in lanes.clone() {
+                let Some((_, b)) = want[i] else {
+                    continue;
+                };
+                let decoded = self.decode_block(file, b).map(Arc::new);
+                for j in i..run.len() {
+                    match want[j] {
+                        Some((k, c)) if c == b => {
+                            if let Ok(block) = &decoded {
+                                out[base + j] = block.find(k).map(|e| codec.value(e));
+                            }
+                            want[j] = None;
+                        }
+                        _ => {}
+                    }
+                }
+                match (decoded, file) {
+                    (Ok(block), _) => self.cache.put(b, block),
+                    (Err(e), FileBytes::Ranges(_)) => {
+                        first_error.get_or_insert(e);
+                    }
+                    (Err(e), FileBytes::Whole(_)) => return Err(e),
+                }
             }
         }
         first_error.map_or(Ok(()), Err)
@@ -830,7 +1238,7 @@ impl PackedStore {
             if b.is_multiple_of(STOP_BLOCKS) && stop() {
                 return Err(Unpacking::Stopped);
             }
-            records.extend_from_slice(&self.decode_block(file, b)?.records);
+            records.extend_from_slice(&self.decode_entries(file, b)?);
         }
         Ok(records)
     }
@@ -850,7 +1258,7 @@ impl PackedStore {
             if b.is_multiple_of(STOP_BLOCKS) && stop() {
                 return Err(Unpacking::Stopped);
             }
-            for &r in &self.decode_block(file, b)?.records {
+            for &r in &self.decode_entries(file, b)? {
                 table[(r >> 8) as usize] = r as u8;
                 stored += 1;
             }
@@ -886,4 +1294,152 @@ pub enum Unpacking {
     /// The caller asked to stop.
     #[error("interrupted")]
     Stopped,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A generator of the same numbers on every run.
+    fn noise(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// `n` ascending entries of distinct keys above `shift` bits, the
+    /// keys' steps below `2^step_bits`, the first key `first`.
+    fn entries(n: usize, shift: u32, step_bits: u32, first: u64, seed: &mut u64) -> Vec<u64> {
+        let mut key = first;
+        (0..n)
+            .map(|i| {
+                if i > 0 {
+                    key += 1 + noise(seed) % (1 << step_bits);
+                }
+                key << shift | noise(seed) & mask(shift)
+            })
+            .collect()
+    }
+
+    /// Every entry of `block` is found, and the keys around them are not.
+    fn finds_exactly(block: &Block, entries: &[u64], shift: u32) {
+        assert_eq!(block.len(), entries.len());
+        assert!(block.entries().eq(entries.iter().copied()));
+        for (i, &e) in entries.iter().enumerate() {
+            let key = e >> shift;
+            assert_eq!(block.find(key), Some(e), "entry {i} of {}", entries.len());
+            for near in [key.wrapping_sub(1), key + 1] {
+                if entries
+                    .binary_search_by_key(&near, |&e| e >> shift)
+                    .is_err()
+                {
+                    assert_eq!(block.find(near), None, "{near:#x}");
+                }
+            }
+        }
+        let last = entries.last().map_or(0, |&e| e >> shift);
+        for far in [last + (1 << 33), (1 << (63 - shift)) - 1] {
+            if far > last {
+                assert_eq!(block.find(far), None);
+            }
+        }
+    }
+
+    #[test]
+    fn a_decoded_block_finds_every_entry_and_nothing_else() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for n in [1, 2, 8, 15, 16, 17, 129, 130, 1000, 4096, 4097, 20_000] {
+            // Split (small steps), whole (steps past 2^32 in a group), and
+            // whole for more than 16 bits below the key.
+            for (shift, step_bits) in [
+                (12, 20),
+                (8, 4),
+                (0, 10),
+                (12, 31),
+                (16, 24),
+                (16, 31),
+                (20, 8),
+            ] {
+                let e = entries(n, shift, step_bits, 5, &mut seed);
+                let block = Block::new(&e, shift);
+                assert_eq!(block.levels, Block::levels_for(n));
+                let split = matches!(block.entries, Entries::Split { .. });
+                let narrow = e
+                    .chunks(GROUP)
+                    .all(|g| (g[g.len() - 1] >> shift) - (g[0] >> shift) <= u64::from(u32::MAX));
+                assert_eq!(split, shift <= 16 && narrow, "{n} {shift} {step_bits}");
+                if n > 100 {
+                    assert_eq!(
+                        split,
+                        shift <= 16 && step_bits < 28,
+                        "{n} {shift} {step_bits}"
+                    );
+                }
+                finds_exactly(&block, &e, shift);
+            }
+        }
+    }
+
+    #[test]
+    fn the_padding_of_a_last_group_is_never_found() {
+        // A key offset of u32::MAX, the value of the padding, in a group
+        // that is not full.
+        let e = [0u64, 1, u64::from(u32::MAX)].map(|k| k << 12 | 7);
+        let block = Block::new(&e, 12);
+        assert!(matches!(block.entries, Entries::Split { .. }));
+        finds_exactly(&block, &e, 12);
+        // Keys up to the last of their width, kept whole: the padding
+        // (u64::MAX) reads as the last key with every bit below it set.
+        let top = (1u64 << 52) - 1;
+        let e = [1u64, 1 << 40, top - 1].map(|k| k << 12 | 3);
+        let block = Block::new(&e, 12);
+        assert!(matches!(block.entries, Entries::Whole(_)));
+        finds_exactly(&block, &e, 12);
+        assert_eq!(block.find(top), None);
+    }
+
+    #[test]
+    fn a_block_of_the_most_entries_fits_the_levels_and_starts_of_its_tree() {
+        let n = super::super::header::MAX_BLOCK_ENTRIES as usize;
+        assert!(usize::from(Block::levels_for(n)) <= MAX_LEVELS);
+        let mut seed = 7;
+        let e = entries(n, 12, 8, 0, &mut seed);
+        let block = Block::new(&e, 12);
+        assert_eq!(usize::from(block.levels), MAX_LEVELS);
+        assert!(block.tree.len() < 1 << 16);
+        for &x in e.iter().step_by(997) {
+            assert_eq!(block.find(x >> 12), Some(x));
+        }
+    }
+
+    #[test]
+    fn the_cache_stays_within_its_bound_and_keeps_the_blocks_in_use() {
+        let mut seed = 3;
+        let blocks: Vec<Arc<Block>> = (0..40)
+            .map(|b| Arc::new(Block::new(&entries(256, 12, 16, b << 40, &mut seed), 12)))
+            .collect();
+        let cost = blocks[0].cost();
+        let cache = BlockCache::new(blocks.len(), 10 * cost);
+        for (b, block) in blocks.iter().enumerate() {
+            cache.put(b, Arc::clone(block));
+            // Block 0 in use all along.
+            assert!(cache.read().get(0).is_some(), "block {b}");
+            let state = cache.read();
+            assert!(state.bytes <= 10 * cost);
+            assert_eq!(state.order.len(), state.bytes / cost);
+        }
+        let state = cache.read();
+        assert_eq!(state.order.len(), 10);
+        assert!(state.get(blocks.len() - 1).is_some());
+        drop(state);
+        // A second put of a block kept changes nothing; a block larger
+        // than the bound is not kept.
+        cache.put(0, Arc::clone(&blocks[0]));
+        assert_eq!(cache.read().bytes, 10 * cost);
+        let none = BlockCache::new(blocks.len(), cost - 1);
+        none.put(0, Arc::clone(&blocks[0]));
+        assert!(none.read().get(0).is_none());
+        assert_eq!(none.read().bytes, 0);
+    }
 }

@@ -77,10 +77,9 @@ impl BookSource for Database {
             let bytes = self.map.file_bytes();
             let codec = *p.codec();
             let per_block = move |b: usize| -> Box<dyn Iterator<Item = _>> {
-                match p.decode_block(bytes, b) {
-                    Ok(block) => Box::new(
-                        block
-                            .records
+                match p.decode_entries(bytes, b) {
+                    Ok(entries) => Box::new(
+                        entries
                             .into_iter()
                             .map(move |r| Ok((codec.key_of(r), codec.value(r)))),
                     ),

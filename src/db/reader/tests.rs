@@ -271,3 +271,97 @@ fn a_file_shorter_than_mapped_is_not_intact_before_any_fault() {
     truncate(&path, db.file_len() - 1);
     assert!(db.check_intact().unwrap_err().reason.contains("truncated"));
 }
+
+/// Packed files of small and large blocks, read with caches that hold
+/// none, one, a few or all of their blocks: every batch of lookups (keys
+/// in any order, repeated, absent) answers as the plain file does.
+#[test]
+fn packed_lookups_agree_with_the_plain_file_whatever_the_cache_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, variant) in [("british-square", "4x4"), ("dots-and-boxes", "2x2")] {
+        let (path, keys) = written(dir.path(), name, variant, false);
+        let plain = Database::open(&path).unwrap();
+        let game = crate::registry::AnyGame::new(name, variant).unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut all: Vec<u64> = keys
+            .iter()
+            .flat_map(|&k| [k, k + 1, k.wrapping_sub(1)])
+            .chain([u64::MAX, 1 << 40])
+            .collect();
+        // Shuffled, then some repeated next to each other.
+        for i in (1..all.len()).rev() {
+            all.swap(i, (noise(&mut seed) % (i as u64 + 1)) as usize);
+        }
+        all.truncate(6000);
+        let repeated: Vec<u64> = all.iter().take(500).flat_map(|&k| [k, k]).collect();
+        all.extend(repeated);
+        let mut want = Vec::new();
+        plain.get_many(&all, &mut want).unwrap();
+        for block_entries in [64u32, 256, 4096] {
+            let options = crate::db::pack::PackOptions {
+                block_entries,
+                ..Default::default()
+            };
+            let (body, header) =
+                crate::db::pack::pack_database(&plain, game.game(), options, &NoProgress).unwrap();
+            let packed_path = dir.path().join(format!("{name}-{block_entries}.db"));
+            crate::db::pack::write_packed(&packed_path, &header, &body).unwrap();
+            for cache in [0, 1, 5, 1 << 30] {
+                let (mut db, _) = crate::registry::AnyGame::open(&packed_path).unwrap();
+                let block_bytes = 8 * block_entries as usize + 4096;
+                db.set_cache_limit(cache * block_bytes);
+                for batch in [1, 7, 32, 33, all.len()] {
+                    let mut got = Vec::new();
+                    let mut out = Vec::new();
+                    // One key at a time: a prefix only (each lookup may
+                    // decode a block).
+                    let len = if batch == 1 { 400 } else { all.len() };
+                    for chunk in all[..len].chunks(batch) {
+                        db.get_many(chunk, &mut out).unwrap();
+                        got.extend_from_slice(&out);
+                    }
+                    assert!(
+                        got == want[..len],
+                        "{name} {variant}: blocks of {block_entries}, cache of {cache} \
+                         blocks, batches of {batch}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Threads looking up at once in a packed file whose cache holds a few of
+/// its blocks (each keeping some and letting others go) all answer as the
+/// plain file does.
+#[test]
+fn threads_share_a_packed_files_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain_path, keys) = written(dir.path(), "british-square", "4x4", false);
+    let plain = Database::open(&plain_path).unwrap();
+    let (path, _) = written(dir.path(), "british-square", "4x4", true);
+    let (mut db, _) = crate::registry::AnyGame::open(&path).unwrap();
+    db.set_cache_limit(6 * (8 << 12));
+    let mut want = Vec::new();
+    plain.get_many(&keys, &mut want).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4usize {
+            let (db, keys, want) = (&db, &keys, &want);
+            s.spawn(move || {
+                let mut out = Vec::new();
+                for round in 0..3 {
+                    // Each thread its own order of the runs.
+                    let at = (t * 997 + round * 131) % keys.len();
+                    for (from, chunk) in (at..keys.len())
+                        .step_by(50)
+                        .chain((0..at).step_by(50))
+                        .map(|i| (i, &keys[i..keys.len().min(i + 50)]))
+                    {
+                        db.get_many(chunk, &mut out).unwrap();
+                        assert_eq!(out[..], want[from..from + chunk.len()]);
+                    }
+                }
+            });
+        }
+    });
+}
