@@ -49,7 +49,7 @@ pub enum CalibrationError {
 
 impl AnyGame {
     /// Solves the game completely, with the solver it names
-    /// ([`RegisteredGame::run_solver`], monomorphised per game for speed).
+    /// ([`super::RegisteredGame::run_solver`], monomorphised per game for speed).
     ///
     /// Fails on a board whose database is an opening book (build that with
     /// [`AnyGame::build_book`]), and on one whose records do not fit.
@@ -130,7 +130,7 @@ impl AnyGame {
     }
 
     /// Times the calibration sample of a build of `depth` moves
-    /// ([`AnyGame::calibration`]) on `threads` threads, with the build's
+    /// ([`super::RegisteredGame::calibration`]) on `threads` threads, with the build's
     /// tables of `2^table_bits` entries where they are smaller than the
     /// sample's: a fraction of a second of the build's own kind of work,
     /// whose time against the reference machine's scales the build's

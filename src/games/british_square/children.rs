@@ -2,6 +2,7 @@
 //! computed together from the parent's 8 symmetric images, with AVX-512,
 //! AVX2 or portable code (the same children whichever runs).
 
+#[cfg(target_arch = "x86_64")]
 use super::simd::Simd;
 use super::BritishSquare;
 use crate::core::{Edge, Game, Move, Player};
