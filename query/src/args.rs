@@ -100,6 +100,17 @@ pub struct DbArgs {
     /// tables, kept from answer to answer.
     #[arg(long, value_name = "BITS", global = true)]
     pub table_bits: Option<u32>,
+
+    /// Games answered by search: answer by search alone, ignoring any
+    /// opening book (the default file, or --db's: then only its game and
+    /// variant are read from it).
+    #[arg(long, global = true)]
+    pub no_book: bool,
+
+    /// Games answered by search: the threads one answer may search on
+    /// [default: the number of cores]. (`serve` takes --search-threads.)
+    #[arg(long, value_name = "N", global = true)]
+    pub threads: Option<usize>,
 }
 
 impl DbArgs {

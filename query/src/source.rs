@@ -47,6 +47,9 @@ impl Source {
                 bounds.end()
             )));
         }
+        if args.threads == Some(0) {
+            return Err(usage("--threads 0: a search needs at least one thread"));
+        }
         let path = match args.db.as_slice() {
             [] => None,
             [one] => Some(one),
@@ -59,10 +62,14 @@ impl Source {
         let Some(path) = path else {
             let name = args.game.as_deref().unwrap_or(registry::GAMES[0].name);
             let assumed = args.game.is_none();
-            let source = Source::default_file(new_game(name)?, args.cache_bytes(), assumed)?;
+            let game = new_game(name)?;
+            let source = match args.no_book {
+                true => Source::search_alone(game)?,
+                false => Source::default_file(game, args.cache_bytes(), assumed)?,
+            };
             return Ok(Source {
                 assumed,
-                ..source.searching(args.table_bits)?
+                ..source.searching(args)?
             });
         };
         let asked = args.game.as_deref().map(new_game).transpose()?;
@@ -84,22 +91,52 @@ impl Source {
                 return Err(wrong_game(path, expected, game));
             }
         }
+        if args.no_book {
+            // The file named the game; its values are not used.
+            return Source::search_alone(game.clone())?.searching(args);
+        }
         Source {
             tb,
             path: path.display().to_string(),
             assumed: false,
         }
-        .searching(args.table_bits)
+        .searching(args)
+    }
+
+    /// Search alone for `game` (`--no-book`): a usage error for a game
+    /// that is not answered by search.
+    fn search_alone(game: AnyGame) -> Result<Source, Failure> {
+        if !game.searched_with(None) {
+            return Err(usage(&format!(
+                "--no-book does not apply to {}: it is answered from its database, not by search",
+                game.label()
+            )));
+        }
+        let tb = Tablebase::without_file(game).map_err(|e| Failure::from(anyhow::Error::new(e)))?;
+        Ok(Source {
+            tb,
+            path: "(live search)".to_owned(),
+            assumed: false,
+        })
     }
 
     /// Turns on the search past the book (or without a file) with
-    /// `--table-bits` as asked (or its default), checked: made when an
-    /// answer first needs it.
-    fn searching(self, asked: Option<u32>) -> Result<Source, Failure> {
-        let searchers = default_searchers();
-        let tb = match checked_table_bits(&self.tb, searchers, asked)? {
+    /// `--table-bits` and `--threads` as asked (or their defaults),
+    /// checked: made when an answer first needs it. The searchers are one
+    /// pool: an answer searches on the threads of those idle.
+    fn searching(self, args: &DbArgs) -> Result<Source, Failure> {
+        let searchers = args.threads.unwrap_or_else(default_searchers);
+        let tb = match checked_table_bits(&self.tb, searchers, args.table_bits)? {
             Some(bits) => self.tb.search_on_demand(bits, searchers),
-            None => self.tb,
+            None => {
+                if args.threads.is_some() {
+                    return Err(usage(&format!(
+                        "--threads does not apply to {}: it is answered from its database, not by search",
+                        self.tb.any_game().label()
+                    )));
+                }
+                self.tb
+            }
         };
         Ok(Source { tb, ..self })
     }

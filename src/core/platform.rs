@@ -309,6 +309,37 @@ fn reported_by_balloon(devices: &std::path::Path) -> bool {
     })
 }
 
+/// Maps every page of `len` bytes at `ptr` (inside one allocation of the
+/// caller's) for writing, without changing their contents
+/// (`MADV_POPULATE_WRITE`, Linux 5.14 and later). False where that is not
+/// available: nothing was done.
+pub fn populate_for_writing(ptr: *const u8, len: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = (ptr as usize).next_multiple_of(PAGE);
+        let end = (ptr as usize + len) / PAGE * PAGE;
+        if end <= start {
+            return true;
+        }
+        // SAFETY: the page-aligned range lies inside the caller's
+        // allocation; populating pages never changes their contents.
+        let rc = unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        rc == 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (ptr, len);
+        false
+    }
+}
+
 /// Asks the kernel to back the (untouched) allocation of `v` with huge
 /// pages, for the solvers' large buffers: the radix sort scatters records
 /// over all of it, and with small pages nearly every write would miss the

@@ -21,6 +21,7 @@
 //! (while it waits for a searcher, too), and fails with
 //! [`Corrupted::stopped`].
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 // The default table size is the books' default of
@@ -87,6 +88,9 @@ pub struct LiveSearch<'a, G: BookGame> {
     table_bytes: u64,
     /// The nodes every searcher has visited.
     nodes: NodeCounter,
+    /// The searchers taken from the pool: a search may use the threads
+    /// of the others while they idle ([`BookGame::pool`]).
+    busy: Arc<AtomicUsize>,
 }
 
 /// How long a call that waits for a searcher sleeps between two looks at
@@ -137,6 +141,8 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         for s in &mut all {
             game.count_nodes(s, nodes.clone());
         }
+        let busy = Arc::new(AtomicUsize::new(0));
+        game.pool(&mut all, Arc::clone(&busy));
         Ok(LiveSearch {
             game,
             book,
@@ -145,6 +151,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
             returned: Condvar::new(),
             table_bytes,
             nodes,
+            busy,
         })
     }
 
@@ -198,7 +205,10 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
             self.game.set_cancel(searcher, cancel.clone());
             let mut edges: Vec<Edge> = Vec::new();
             let mut result = Ok(());
-            for (slot, &key) in out.iter_mut().zip(keys) {
+            // Last first: an analysis asks for the moves' positions and then
+            // the position itself, whose search leaves bounds on its moves
+            // in the searcher's table for theirs to start from.
+            for (slot, &key) in out.iter_mut().zip(keys).rev() {
                 if slot.is_some() || !self.game.is_valid_key(key) {
                     // A malformed key has no value: the analysis reports it.
                     continue;
@@ -252,6 +262,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         let mut idle = self.lock();
         loop {
             if let Some(s) = idle.pop() {
+                self.busy.fetch_add(1, Ordering::Relaxed);
                 return Some(Taken {
                     live: self,
                     searcher: Some(s),
@@ -298,6 +309,7 @@ struct Taken<'l, 'a, G: BookGame> {
 impl<G: BookGame> Drop for Taken<'_, '_, G> {
     fn drop(&mut self) {
         if let Some(s) = self.searcher.take() {
+            self.live.busy.fetch_sub(1, Ordering::Relaxed);
             self.live.lock().push(s);
             self.live.returned.notify_one();
         }
@@ -390,15 +402,17 @@ mod tests {
 
     #[test]
     fn a_stopped_connect_four_search_leaves_only_proved_bounds() {
-        // A position that takes about a second (8 million nodes), stopped
-        // early: the path it was on when stopped unwinds through the
+        // A position that takes most of a second (4 million nodes),
+        // stopped early: the path it was on when stopped unwinds through the
         // position itself and its first moves, where a store of what the
         // unwinding returns would spoil the next search of it.
-        let p = c4("4453312");
+        let p = c4("44533");
         let mut fresh = Solver::with_table_bits(20).expect("table");
         let (exact, weak) = (fresh.solve(&p), fresh.solve_weak(&p));
-        for after in [50, 150, 300] {
+        // On one thread, then on three (helpers stopped with the search).
+        for (after, threads) in [(50, 1), (150, 1), (300, 1), (50, 3), (200, 3)] {
             let mut solver = Solver::with_table_bits(20).expect("table");
+            solver.set_threads(threads);
             let cancel = Cancel::new();
             solver.set_cancel(Some(cancel.clone()));
             stop_after(&cancel, Duration::from_millis(after), || solver.solve(&p));
@@ -406,6 +420,7 @@ mod tests {
             solver.set_cancel(None);
             assert_eq!(solver.solve(&p), exact, "stopped after {after} ms");
             let mut solver = Solver::with_table_bits(20).expect("table");
+            solver.set_threads(threads);
             let cancel = Cancel::new();
             solver.set_cancel(Some(cancel.clone()));
             stop_after(&cancel, Duration::from_millis(after), || solver.solve(&p));

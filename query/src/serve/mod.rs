@@ -748,6 +748,16 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         ));
     }
     args.check().map_err(|e| usage(&e))?;
+    if db_args.threads.is_some() {
+        return Err(usage(
+            "--threads does not apply to serve: its searches run on --search-threads threads, one answer on those idle",
+        ));
+    }
+    if db_args.no_book && !db_args.db.is_empty() {
+        return Err(usage(
+            "--no-book does not apply to serve with --db: serve a game by search alone with --game and --variant",
+        ));
+    }
     let (sources, searched) = if db_args.db.is_empty() {
         // The default file of --game and --variant, or search alone for a
         // game that has it, as `query` answers.

@@ -270,3 +270,68 @@ fn playing_against_itself_from_a_late_position_ends_as_promised() {
     };
     assert!(text.contains(&verdict), "{verdict}: {text}");
 }
+
+#[test]
+fn no_book_and_threads_change_the_work_not_the_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = small_book(dir.path());
+    // 5x4 positions inside the book and past it: --no-book with --db takes
+    // the board from the file and answers by search alone.
+    let input = "start\n3\n33\n3342\n334215\n";
+    let answers = |args: &[&str]| {
+        let out = query()
+            .args(args)
+            .args(["--json", "-"])
+            .write_stdin(input)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json_lines(&out)
+    };
+    let book_arg = book.to_str().unwrap();
+    let with_book = answers(&["--db", book_arg]);
+    assert_eq!(answers(&["--db", book_arg, "--no-book"]), with_book);
+    assert_eq!(
+        answers(&["--game", "connect-four", "--variant", "5x4", "--no-book"]),
+        with_book
+    );
+    // 7x6 positions early enough for a search on several threads.
+    let seven = |threads: &str| {
+        let out = live()
+            .args([
+                "--no-book",
+                "--threads",
+                threads,
+                "--json",
+                "4453312",
+                "1726354",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json_lines(&out)
+    };
+    let one = seven("1");
+    assert_eq!(one.len(), 2);
+    assert_eq!(seven("3"), one);
+    // Where they do not apply, they are refused.
+    query()
+        .args(["--game", "british-square", "--no-book", "a1"])
+        .assert()
+        .code(2)
+        .stderr(contains("--no-book does not apply to british-square"));
+    live()
+        .args(["--threads", "0", "44"])
+        .assert()
+        .code(2)
+        .stderr(contains("--threads 0"));
+    live()
+        .args(["serve", "--threads", "2"])
+        .assert()
+        .code(2)
+        .stderr(contains("--search-threads"));
+}

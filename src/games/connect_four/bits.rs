@@ -24,6 +24,10 @@ pub(crate) trait Geometry: Copy {
     fn board(self) -> u64;
     /// The key of the left-right mirror image of a position, from its key.
     fn mirror(self, key: u64) -> u64;
+    /// Every cell of the even rows, counted from 1 at the bottom (the
+    /// second, fourth, ... rows): the cells the second player takes by
+    /// answering each stone directly above it ("claimeven").
+    fn even_rows(self) -> u64;
 
     /// Number of cells.
     #[inline(always)]
@@ -63,6 +67,7 @@ pub(crate) struct Standard;
 
 const STD_BOTTOM: u64 = bottom_mask(7, 6);
 const STD_BOARD: u64 = STD_BOTTOM * ((1 << 6) - 1);
+const STD_EVEN: u64 = even_rows_mask(7, 6);
 
 impl Geometry for Standard {
     #[inline(always)]
@@ -80,6 +85,10 @@ impl Geometry for Standard {
     #[inline(always)]
     fn board(self) -> u64 {
         STD_BOARD
+    }
+    #[inline(always)]
+    fn even_rows(self) -> u64 {
+        STD_EVEN
     }
     #[inline(always)]
     fn mirror(self, key: u64) -> u64 {
@@ -103,6 +112,7 @@ pub(crate) struct Dynamic {
     height: u32,
     bottom: u64,
     board: u64,
+    even: u64,
 }
 
 impl Dynamic {
@@ -115,6 +125,7 @@ impl Dynamic {
             height,
             bottom,
             board: bottom * ((1 << height) - 1),
+            even: even_rows_mask(width, height),
         }
     }
 }
@@ -136,6 +147,10 @@ impl Geometry for Dynamic {
     fn board(self) -> u64 {
         self.board
     }
+    #[inline(always)]
+    fn even_rows(self) -> u64 {
+        self.even
+    }
     #[inline]
     fn mirror(self, key: u64) -> u64 {
         let s = self.stride();
@@ -155,6 +170,19 @@ pub(crate) const fn bottom_mask(width: u32, height: u32) -> u64 {
     while c < width {
         m |= 1 << (c * (height + 1));
         c += 1;
+    }
+    m
+}
+
+/// The cells of the even rows (second, fourth, ... from the bottom) of a
+/// `width x height` board.
+pub(crate) const fn even_rows_mask(width: u32, height: u32) -> u64 {
+    let bottom = bottom_mask(width, height);
+    let mut m = 0u64;
+    let mut r = 1;
+    while r < height {
+        m |= bottom << r;
+        r += 2;
     }
     m
 }
@@ -212,16 +240,21 @@ pub(crate) fn key<G: Geometry>(g: G, current: u64, mask: u64) -> u64 {
 /// that first). Zero means every move loses on the opponent's next turn.
 #[inline(always)]
 pub(crate) fn non_losing_moves<G: Geometry>(g: G, current: u64, mask: u64) -> u64 {
+    non_losing_from(g, mask, winning_cells(g, current ^ mask, mask))
+}
+
+/// [`non_losing_moves`], given the opponent's winning cells `threats`.
+#[inline(always)]
+pub(crate) fn non_losing_from<G: Geometry>(g: G, mask: u64, threats: u64) -> u64 {
     let mut possible = playable(g, mask);
-    let opponent_win = winning_cells(g, current ^ mask, mask);
-    let forced = possible & opponent_win;
+    let forced = possible & threats;
     if forced != 0 {
         if forced & (forced - 1) != 0 {
             return 0;
         }
         possible = forced;
     }
-    possible & !(opponent_win >> 1)
+    possible & !(threats >> 1)
 }
 
 /// Column order for move ordering: centre first, then alternating outwards
@@ -255,6 +288,9 @@ mod tests {
         let d = Dynamic::new(7, 6);
         assert_eq!(Standard.bottom(), d.bottom());
         assert_eq!(Standard.board(), d.board());
+        assert_eq!(Standard.even_rows(), d.even_rows());
+        assert_eq!(Standard.even_rows().count_ones(), 21);
+        assert_eq!(Standard.even_rows() & Standard.bottom(), 0);
         let mut x = 0x1234_5678_9abc_def1u64;
         for _ in 0..1000 {
             x ^= x << 13;

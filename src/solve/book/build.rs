@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -431,6 +431,10 @@ fn search_layer<G: BookGame>(
     }
     progress.start_phase("search", total);
     searchers.truncate(todo.len().max(1));
+    // One pool: as threads run out of positions, the searches of the
+    // others take their threads (where the game's search can).
+    let busy = Arc::new(AtomicUsize::new(searchers.len()));
+    game.pool(&mut searchers, Arc::clone(&busy));
     let next = AtomicUsize::new(0);
     let batch = (todo.len() / (4 * searchers.len())).clamp(1, SEARCH_BATCH);
     let (tx, rx) = mpsc::channel::<Vec<(usize, Value)>>();
@@ -438,7 +442,7 @@ fn search_layer<G: BookGame>(
         let mut handles = Vec::new();
         for mut searcher in searchers {
             let tx = tx.clone();
-            let (todo, next) = (&todo, &next);
+            let (todo, next, busy) = (&todo, &next, &busy);
             handles.push(scope.spawn(move || {
                 // The value found last: a hint for the next state, which
                 // is usually its sibling.
@@ -468,6 +472,8 @@ fn search_layer<G: BookGame>(
                         break;
                     }
                 }
+                // Out of positions: this thread is free to help.
+                busy.fetch_sub(1, Ordering::Relaxed);
             }));
         }
         drop(tx);

@@ -23,7 +23,7 @@
 //! then reported as not in the database rather than unreachable.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::Arc;
 
 use crate::core::layout::LayoutOverflow;
@@ -173,6 +173,16 @@ pub trait BookGame: Game + Sync {
     /// ignore it.
     fn count_nodes(&self, searcher: &mut Self::Searcher, counter: Arc<AtomicU64>) {
         let _ = (searcher, counter);
+    }
+
+    /// Makes `searchers` one pool, whose searches under way `busy` counts
+    /// (the caller keeps it up to date: one more while a searcher
+    /// searches): a game whose search can run on several threads lets each
+    /// search use the threads the others leave idle, up to one per
+    /// searcher, so that a single hard position keeps every core busy. The
+    /// default does nothing: each search runs on its caller's thread.
+    fn pool(&self, searchers: &mut [Self::Searcher], busy: Arc<AtomicUsize>) {
+        let _ = (searchers, busy);
     }
 
     /// Lets `searchers` take the values of `book` (a database of this game

@@ -85,6 +85,16 @@ impl BookGame for ConnectFour {
         }
     }
 
+    /// Each search may use as many threads as the pool has solvers, less
+    /// the other searches under way.
+    fn pool(&self, solvers: &mut [Solver], busy: Arc<std::sync::atomic::AtomicUsize>) {
+        let threads = solvers.len();
+        for s in solvers {
+            s.set_threads(threads);
+            s.set_busy(Some(Arc::clone(&busy)));
+        }
+    }
+
     fn attach_book(&self, solvers: &mut [Solver], book: &dyn BookSource) -> Result<(), Corrupted> {
         let scores = Arc::new(self.book_scores(book)?);
         for s in solvers {

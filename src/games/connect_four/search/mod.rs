@@ -2,6 +2,21 @@
 //! transposition table keyed by the mirror-canonical key, and null-window
 //! searches that narrow the score interval from the root.
 //!
+//! What makes it fast, beyond the table:
+//! - every move is first looked at statically (`Search::settle`): the
+//!   replies it forces are played out without a node, and a child that is
+//!   lost at once, or whose score the table, the second player's claimeven
+//!   strategy (on boards of even height) or the lack of room for a four
+//!   bounds, tightens the window before anything is searched;
+//! - moves are ordered by the threats they leave that the opponent cannot
+//!   spoil from below, those just above a playable cell counting twice;
+//! - far from the end, the table's bounds on the children are read before
+//!   searching them (enhanced transposition cutoffs);
+//! - a search may run on several threads sharing the table
+//!   ([`Solver::set_threads`]): the helpers shuffle their move order near the root,
+//!   run ahead into other subtrees and leave their results in the table,
+//!   and the first thread to finish gives the score.
+//!
 //! Scores follow the module convention (see the module documentation): 0
 //! for a draw, `(cells + 1 - n) / 2` when the side to move wins with the
 //! stone it plays into a position of `n` stones (the sooner the win, the
@@ -10,7 +25,7 @@
 mod book;
 mod table;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::bits::{self, Geometry, Standard};
@@ -115,6 +130,13 @@ pub struct Solver {
     cancel: Option<Cancel>,
     /// True when the last search was stopped.
     stopped: bool,
+    /// The threads a search may use (see [`Solver::set_threads`]).
+    threads: usize,
+    /// The searches under way in the pool this solver belongs to: helpers
+    /// run only while this one is alone.
+    busy: Option<Arc<AtomicUsize>>,
+    /// The helpers' handles on the table, made when first needed.
+    helper_tables: Vec<Table>,
 }
 
 impl Default for Solver {
@@ -164,6 +186,9 @@ impl Solver {
             counter: None,
             cancel: None,
             stopped: false,
+            threads: 1,
+            busy: None,
+            helper_tables: Vec::new(),
         })
     }
 
@@ -179,7 +204,35 @@ impl Solver {
             counter: self.counter.clone(),
             cancel: self.cancel.clone(),
             stopped: false,
+            threads: self.threads,
+            busy: self.busy.clone(),
+            helper_tables: Vec::new(),
         }
+    }
+
+    /// Lets a search use `threads` threads (at least one): the others help
+    /// on the same position, sharing the table, each trying the moves near
+    /// the root in a slightly different order, so that they run ahead of
+    /// one another into different subtrees; the first to finish gives the
+    /// score, and the others stop. Positions near the end are searched on
+    /// one thread, where starting threads costs more than it saves.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// The threads a search may use.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Makes this solver one of a pool of [`Solver::threads`] threads
+    /// whose searches under way `busy` counts (this one's included): a
+    /// search starts helpers only on the threads no search runs on, shared
+    /// evenly among the searches, and they stop, within a few thousand
+    /// nodes, as more searches start, so that the threads go to the
+    /// pool's searches first.
+    pub fn set_busy(&mut self, busy: Option<Arc<AtomicUsize>>) {
+        self.busy = busy;
     }
 
     /// Uses `book` (or no book): positions of its board it holds, at the
@@ -353,17 +406,151 @@ impl Solver {
             }
         }
         let (current, mask) = (position.current(), position.mask());
-        let (counter, cancel) = (self.counter.as_deref(), self.cancel.as_ref());
-        let (score, nodes, stopped) = if v == Variant::STANDARD {
-            Search::new(Standard, &mut self.table, book, counter, cancel)
-                .root(current, mask, moves, weak, guess)
+        let root = Root {
+            current,
+            mask,
+            moves,
+            weak,
+            guess,
+        };
+        let busy = self.busy.as_deref();
+        // The pool's searches under way, this one included.
+        let running = busy.map_or(1, |b| b.load(Ordering::Relaxed).max(1));
+        let helpers = if cells - moves >= PARALLEL_EMPTY {
+            helpers_allowed(self.threads, running)
         } else {
-            Search::new(v.geometry(), &mut self.table, book, counter, cancel)
-                .root(current, mask, moves, weak, guess)
+            0
+        };
+        while self.helper_tables.len() < helpers {
+            let t = self.table.share();
+            self.helper_tables.push(t);
+        }
+        if cells - moves >= PARALLEL_EMPTY {
+            // A search that will touch much of the table.
+            self.table.populate();
+        }
+        if helpers > 0 {
+            // Entries the helpers write are not in this handle's log of
+            // what to clear: the next clear sweeps the table.
+            self.table.forget_log();
+        }
+        let (tables, counter, cancel) = (
+            &mut self.helper_tables[..helpers],
+            self.counter.as_deref(),
+            self.cancel.as_ref(),
+        );
+        let context = Context {
+            table: &mut self.table,
+            helpers: tables,
+            book,
+            counter,
+            cancel,
+            pool: busy.map(|b| (b, self.threads)),
+        };
+        let (score, nodes, stopped) = if v == Variant::STANDARD {
+            search_together(Standard, context, root)
+        } else {
+            search_together(v.geometry(), context, root)
         };
         self.nodes += nodes;
         self.stopped = stopped;
         score
+    }
+}
+
+/// A position to solve and how: its bitboards, whether only the outcome is
+/// wanted, and a first guess of the score.
+#[derive(Clone, Copy)]
+struct Root {
+    current: u64,
+    mask: u64,
+    moves: i32,
+    weak: bool,
+    guess: Option<i32>,
+}
+
+/// The helpers each of `running` searches may start in a pool of
+/// `threads` threads: the idle threads, shared evenly.
+fn helpers_allowed(threads: usize, running: usize) -> usize {
+    let running = running.max(1);
+    threads.saturating_sub(running) / running
+}
+
+/// Positions with fewer empty cells than this are searched on one thread
+/// whatever [`Solver::set_threads`] says: their searches take a few
+/// milliseconds at most, less than the threads cost to start.
+const PARALLEL_EMPTY: i32 = 24;
+
+/// Plies below the root within which the helpers of a parallel search
+/// shuffle their move order.
+const JITTER_PLIES: i32 = 8;
+
+/// What a search runs with: the table, the helpers' handles on it, the
+/// book, the node counter, the cancel flag, and the pool (the count of
+/// its searches under way, and the threads it has).
+struct Context<'a> {
+    table: &'a mut Table,
+    helpers: &'a mut [Table],
+    book: Option<&'a BookScores>,
+    counter: Option<&'a AtomicU64>,
+    cancel: Option<&'a Cancel>,
+    pool: Option<(&'a AtomicUsize, usize)>,
+}
+
+/// Solves `root` on this thread with the context's table, and on one more
+/// thread for each of its helpers. Returns the score, the nodes of all
+/// threads, and whether the search was stopped by the cancel flag. In a
+/// pool, helper `i` stops once the searches under way leave it no thread
+/// ([`helpers_allowed`]: `i` or fewer).
+fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -> (i32, u64, bool) {
+    let Context {
+        table,
+        helpers,
+        book,
+        counter,
+        cancel,
+        pool,
+    } = context;
+    if helpers.is_empty() {
+        return Search::new(g, table, book, counter, cancel).root(root);
+    }
+    // The first search to finish sets `done` and leaves its score.
+    let done = AtomicBool::new(false);
+    let score = AtomicI32::new(0);
+    let finish = |(s, nodes, stopped): (i32, u64, bool)| {
+        if !stopped && !done.swap(true, Ordering::AcqRel) {
+            score.store(s, Ordering::Release);
+        }
+        nodes
+    };
+    let nodes = std::thread::scope(|scope| {
+        let mut running = Vec::with_capacity(helpers.len());
+        for (i, t) in helpers.iter_mut().enumerate() {
+            let (done, finish) = (&done, &finish);
+            running.push(scope.spawn(move || {
+                let mut s = Search::new(g, t, book, counter, cancel);
+                s.halt = Some(done);
+                s.recall = pool.map(|(busy, threads)| (busy, threads, i));
+                s.jitter = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                s.jitter_until = root.moves + JITTER_PLIES;
+                finish(s.root(root))
+            }));
+        }
+        let mut s = Search::new(g, table, book, counter, cancel);
+        s.halt = Some(&done);
+        let mut nodes = finish(s.root(root));
+        // The main search ended (done, or cancelled): the helpers stop.
+        done.store(true, Ordering::Release);
+        for h in running {
+            // A helper that panicked has already unwound; its nodes are lost.
+            nodes += h.join().unwrap_or(0);
+        }
+        nodes
+    });
+    if done.load(Ordering::Acquire) && !cancel.is_some_and(Cancel::is_cancelled) {
+        (score.load(Ordering::Acquire), nodes, false)
+    } else {
+        (0, nodes, true)
     }
 }
 
@@ -372,11 +559,12 @@ impl Solver {
 /// keeping them out leaves the slots to positions that save more work.
 const SHALLOW: i32 = 8;
 
-/// Positions with more empty cells than this try an enhanced transposition
-/// cutoff before searching their moves.
-/// (Nearer the end the extra probes cost more than the cutoffs save:
-/// measured on the early-game benchmark sets.)
-const ETC: i32 = 20;
+/// Positions with more empty cells than this read the table's bounds on
+/// their children before searching them (enhanced transposition cutoffs).
+/// Nearer the end the extra probes cost more than they save: measured on
+/// the hard benchmark sets, 12 and 10 did best, 8 and 16 a few percent
+/// worse, 20 and more 10% worse.
+const ETC: i32 = 12;
 
 /// One search: the geometry, the table, the book and a node counter.
 struct Search<'t, G: Geometry> {
@@ -395,6 +583,16 @@ struct Search<'t, G: Geometry> {
     /// Set once `cancel` is seen set: every node returns at once, and
     /// nothing more is stored.
     stopped: bool,
+    /// Stops the search too: set when another thread of a parallel search
+    /// has finished.
+    halt: Option<&'t AtomicBool>,
+    /// A helper stops when its pool's searches under way (the count, of
+    /// the pool's threads) leave fewer helpers than its index plus one.
+    recall: Option<(&'t AtomicUsize, usize, usize)>,
+    /// A helper's seed for shuffling its move order (0: no shuffling), and
+    /// the number of stones below which it shuffles.
+    jitter: u64,
+    jitter_until: i32,
 }
 
 /// Nodes between two reports to a solver's node counter.
@@ -428,6 +626,10 @@ impl<'t, G: Geometry> Search<'t, G> {
             counter,
             cancel,
             stopped: false,
+            halt: None,
+            recall: None,
+            jitter: 0,
+            jitter_until: 0,
         }
     }
 
@@ -442,7 +644,12 @@ impl<'t, G: Geometry> Search<'t, G> {
                 c.fetch_add(NODE_REPORT, Ordering::Relaxed);
             }
         }
-        if self.cancel.is_some_and(Cancel::is_cancelled) {
+        if self.cancel.is_some_and(Cancel::is_cancelled)
+            || self.halt.is_some_and(|h| h.load(Ordering::Relaxed))
+            || self.recall.is_some_and(|(busy, threads, i)| {
+                helpers_allowed(threads, busy.load(Ordering::Relaxed)) <= i
+            })
+        {
             self.stopped = true;
         }
         self.stopped
@@ -458,20 +665,32 @@ impl<'t, G: Geometry> Search<'t, G> {
     /// With a `guess`, the first probe tests the guess, and the next ones
     /// move away from it in steps that double (1, 2, 4, ...) until the
     /// score is bracketed; then the usual narrowing goes on.
-    fn root(
-        mut self,
-        current: u64,
-        mask: u64,
-        moves: i32,
-        weak: bool,
-        guess: Option<i32>,
-    ) -> (i32, u64, bool) {
+    fn root(mut self, root: Root) -> (i32, u64, bool) {
+        let Root {
+            current,
+            mask,
+            moves,
+            weak,
+            guess,
+        } = root;
         let cells = self.g.cells();
         let (mut min, mut max) = if weak {
             (-1, 1)
         } else {
             (-(cells - moves) / 2, (cells + 1 - moves) / 2)
         };
+        // What earlier searches proved of the position (of its moves'
+        // positions, after a search of the position itself).
+        let k = bits::key(self.g, current, mask);
+        if let Some((lo, hi)) = self.table.get(k.min(self.g.mirror(k))) {
+            let (lo, hi) = if weak {
+                (lo.clamp(-1, 1), hi.clamp(-1, 1))
+            } else {
+                (lo, hi)
+            };
+            min = min.max(lo);
+            max = max.min(hi);
+        }
         if let Some(g) = guess {
             // `up`: which way the last probe moved the interval.
             let mut med = g.clamp(min, max - 1);
@@ -525,9 +744,16 @@ impl<'t, G: Geometry> Search<'t, G> {
     }
 
     /// Alpha-beta negamax on a position where the side to move cannot win
-    /// at once (every caller filters its moves so). Returns a value `v`
-    /// with the usual contract: the score if `alpha < v < beta`; an upper
-    /// bound on it if `v <= alpha`; a lower bound if `v >= beta`.
+    /// at once (every caller makes sure). Returns a value `v` with the
+    /// usual contract: the score if `alpha < v < beta`; an upper bound on
+    /// it if `v <= alpha`; a lower bound if `v >= beta`.
+    ///
+    /// Before it searches any move, it looks at every child statically
+    /// ([`Search::settle`]): replies that are forced are played out without
+    /// a node, positions that are lost at once or bounded by the second
+    /// player's claimeven strategy are scored, and far from the end the
+    /// table's bounds on the children are read. What that proves tightens
+    /// the window, and the children it settles are not searched.
     fn negamax(
         &mut self,
         current: u64,
@@ -543,7 +769,9 @@ impl<'t, G: Geometry> Search<'t, G> {
         }
         let g = self.g;
         let cells = g.cells();
-        let next = bits::non_losing_moves(g, current, mask);
+        let opponent = current ^ mask;
+        let opp_win = bits::winning_cells(g, opponent, mask);
+        let next = bits::non_losing_from(g, mask, opp_win);
         if next == 0 {
             // Every move lets the opponent complete a four with its next
             // stone, from a position of `moves + 1` stones.
@@ -556,14 +784,21 @@ impl<'t, G: Geometry> Search<'t, G> {
         // The opponent cannot win with its next stone (we avoid that), so
         // it wins at best with the one after.
         let lowest = -(cells - 2 - moves) / 2;
+        // We cannot win with this stone, at best with the next one.
+        let mut highest = (cells - 1 - moves) / 2;
+        if moves % 2 == 0 && g.height().is_multiple_of(2) {
+            highest = highest.min(claimeven_bound(g, current, mask));
+        }
+        if !bits::has_four(g, current | (g.board() ^ mask)) {
+            // No four of ours fits in the empty cells any more.
+            highest = highest.min(0);
+        }
         if alpha < lowest {
             alpha = lowest;
             if alpha >= beta {
                 return alpha;
             }
         }
-        // We cannot win with this stone, at best with the next one.
-        let highest = (cells - 1 - moves) / 2;
         if beta > highest {
             beta = highest;
             if alpha >= beta {
@@ -578,30 +813,85 @@ impl<'t, G: Geometry> Search<'t, G> {
                 return score;
             }
         }
-        // The children's slots are fetched before this node's own probe:
-        // the probe's wait for memory (its slot was prefetched by the
-        // parent only just before this call, for a first child) then
-        // overlaps theirs, and they are in cache by the time the first
-        // child probes. A cutoff below wastes them.
-        let children_use_table = cells - moves - 1 > SHALLOW;
-        let mut child_keys = [0u64; 16];
-        if children_use_table {
-            // Centre first, as the moves are likely to be tried.
-            for &c in &self.order[..g.width() as usize] {
-                let mv = next & g.column(c);
-                if mv != 0 {
-                    let k = bits::key(g, current ^ mask, mask | mv);
-                    let k = k.min(g.mirror(k));
-                    self.table.prefetch(k);
-                    child_keys[c as usize] = k;
-                }
-            }
-        }
         let use_table = cells - moves > SHALLOW;
         let key = if use_table {
             let k = bits::key(g, current, mask);
             let k = k.min(g.mirror(k));
-            if let Some((lo, hi)) = self.table.get(k) {
+            self.table.prefetch(k);
+            k
+        } else {
+            0
+        };
+        let alpha_in = alpha;
+
+        // The static look at every move, centre first.
+        let mut list = [Child::EMPTY; 16];
+        let mut n = 0;
+        let playable = bits::playable(g, mask);
+        let order = self.order;
+        let jitter = if moves < self.jitter_until {
+            (current ^ mask.rotate_left(23) ^ self.jitter).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+        } else {
+            0
+        };
+        for &c in &order[..g.width() as usize] {
+            let mv = next & g.column(c);
+            if mv == 0 {
+                continue;
+            }
+            let ours = bits::winning_cells(g, current | mv, mask | mv);
+            let theirs = opp_win & !mv;
+            let s = self.settle(opponent, mask | mv, moves + 1, ours);
+            // The child's bounds, from our side.
+            let (lo, hi) = (-s.hi, -s.lo);
+            if lo > alpha {
+                alpha = lo;
+                if alpha >= beta {
+                    return alpha;
+                }
+            }
+            if s.node.is_none() {
+                // Settled exactly.
+                continue;
+            }
+            if hi <= alpha {
+                continue;
+            }
+            // Ordering: the threats this move leaves us that the opponent
+            // cannot spoil from below, the ones just above a playable cell
+            // (the opponent may not play under them) counting more.
+            let useful = ours & !(theirs << 1);
+            let above = (playable & !mv | (mv << 1)) << 1;
+            let mut order = ((useful & above).count_ones() + useful.count_ones()) as i32;
+            if jitter != 0 {
+                // A helper near the root: ties and near ties broken by
+                // its own hash of the position.
+                order = order * 4 + ((jitter >> (4 * c)) & 3) as i32;
+            }
+            list[n] = Child {
+                node: s.node,
+                lo,
+                hi,
+                order,
+            };
+            n += 1;
+        }
+        // No move leaves the opponent without a reply to a win (that child
+        // would have settled at `highest` and cut): our next stone but one
+        // cannot win either, at best the one after.
+        let third = (cells - 3 - moves) / 2;
+        if beta > third {
+            beta = third;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+        if n == 0 {
+            return alpha;
+        }
+
+        if use_table {
+            if let Some((lo, hi)) = self.table.get(key) {
                 if lo > alpha {
                     alpha = lo;
                     if alpha >= beta {
@@ -615,47 +905,47 @@ impl<'t, G: Geometry> Search<'t, G> {
                     }
                 }
             }
-            k
-        } else {
-            0
-        };
-
-        // Move ordering: the moves that leave us the most cells completing
-        // a four first; ties in centre-first order (the sort is stable).
-        let mut buf = [(0u64, 0u32, 0u64); 16];
-        let mut n = 0;
-        for &c in &self.order[..g.width() as usize] {
-            let mv = next & g.column(c);
-            if mv == 0 {
-                continue;
-            }
-            let score = bits::winning_cells(g, current | mv, mask | mv).count_ones();
-            let child = child_keys[c as usize];
-            let mut i = n;
-            while i > 0 && buf[i - 1].1 < score {
-                buf[i] = buf[i - 1];
-                i -= 1;
-            }
-            buf[i] = (mv, score, child);
-            n += 1;
         }
 
         // Enhanced transposition cutoff: far from the end, where a subtree
-        // is worth a probe, look for a child whose stored upper bound
-        // already refutes it (its slot is on its way from the prefetch).
+        // is worth a probe, the table's bounds on the children (their slots
+        // were fetched by `settle`).
         if cells - moves > ETC {
-            for &(_, _, child) in &buf[..n] {
-                if let Some((_, hi)) = self.table.get(child) {
-                    if -hi >= beta {
-                        self.table.put(key, -hi, highest, cells - moves);
-                        return -hi;
+            for ch in &mut list[..n] {
+                let node = ch.node.as_ref().expect("listed children have nodes");
+                if cells - node.moves <= SHALLOW {
+                    continue;
+                }
+                if let Some((lo, hi)) = self.table.get(node.key) {
+                    let (lo, hi) = if node.flip { (lo, hi) } else { (-hi, -lo) };
+                    ch.lo = ch.lo.max(lo);
+                    ch.hi = ch.hi.min(hi);
+                    if ch.lo > alpha {
+                        alpha = ch.lo;
+                        if alpha >= beta {
+                            if use_table {
+                                self.table.put(key, alpha, highest, cells - moves);
+                            }
+                            return alpha;
+                        }
                     }
                 }
             }
         }
 
-        for &(mv, _, _) in &buf[..n] {
-            let score = -self.negamax(current ^ mask, mask | mv, moves + 1, -beta, -alpha);
+        // Best first; ties keep the centre-first order.
+        list[..n].sort_by_key(|c| std::cmp::Reverse(c.order));
+        for ch in &list[..n] {
+            if ch.hi <= alpha || ch.lo >= ch.hi {
+                // Cannot beat alpha, or settled by the table.
+                continue;
+            }
+            let node = ch.node.as_ref().expect("listed children have nodes");
+            let score = if node.flip {
+                self.negamax(node.current, node.mask, node.moves, alpha, beta)
+            } else {
+                -self.negamax(node.current, node.mask, node.moves, -beta, -alpha)
+            };
             if self.stopped {
                 // Unwinding: what this node saw proves nothing.
                 return 0;
@@ -671,9 +961,145 @@ impl<'t, G: Geometry> Search<'t, G> {
             }
         }
         if use_table {
-            self.table.put(key, lowest, alpha, cells - moves);
+            // Every raise of alpha was a lower bound on the score.
+            let lower = if alpha > alpha_in { alpha } else { lowest };
+            self.table.put(key, lower, alpha, cells - moves);
         }
         alpha
+    }
+
+    /// The static look at a child: the position `(current, mask)` of
+    /// `moves` stones, whose side to move cannot win at once and faces
+    /// `threats` (the opponent's cells that would complete a four).
+    /// Replies forced by those threats are played out; what is left is
+    /// either settled (exact bounds, no node) or a node to search, with
+    /// bounds on the child's score from the child's side to move.
+    #[inline(always)]
+    fn settle(&mut self, mut current: u64, mut mask: u64, mut moves: i32, threats: u64) -> Settled {
+        let g = self.g;
+        let cells = g.cells();
+        let mut flip = false;
+        let mut threats = threats;
+        loop {
+            let next = bits::non_losing_from(g, mask, threats);
+            let (lo, hi, node) = if next == 0 {
+                let s = -(cells - moves) / 2;
+                (s, s, None)
+            } else if moves >= cells - 2 {
+                (0, 0, None)
+            } else if next & (next - 1) == 0 {
+                // One move does not lose at once: play it. The opponent
+                // cannot win at once after it (it has no playable winning
+                // cell now, else that would be forced, and the move is
+                // not under one).
+                let opponent = current ^ mask;
+                let after = current | next;
+                mask |= next;
+                current = opponent;
+                moves += 1;
+                flip = !flip;
+                threats = bits::winning_cells(g, after, mask);
+                continue;
+            } else {
+                let mut hi = (cells - 1 - moves) / 2;
+                if moves % 2 == 0 && g.height().is_multiple_of(2) {
+                    hi = hi.min(claimeven_bound(g, current, mask));
+                }
+                if !bits::has_four(g, current | (g.board() ^ mask)) {
+                    hi = hi.min(0);
+                }
+                let lo = -(cells - 2 - moves) / 2;
+                let key = if cells - moves > SHALLOW {
+                    let k = bits::key(g, current, mask);
+                    let k = k.min(g.mirror(k));
+                    self.table.prefetch(k);
+                    k
+                } else {
+                    0
+                };
+                (
+                    lo,
+                    hi,
+                    Some(Node {
+                        current,
+                        mask,
+                        moves,
+                        key,
+                        flip: false,
+                    }),
+                )
+            };
+            // Back to the child's side: the forced plies alternate sides.
+            return if flip {
+                Settled {
+                    lo: -hi,
+                    hi: -lo,
+                    node: node.map(|n| Node { flip: true, ..n }),
+                }
+            } else {
+                Settled { lo, hi, node }
+            };
+        }
+    }
+}
+
+/// A position to search, reached from a move by forced replies.
+#[derive(Clone, Copy)]
+struct Node {
+    current: u64,
+    mask: u64,
+    moves: i32,
+    /// Its canonical key (0 when it is too near the end for the table).
+    key: u64,
+    /// True when its side to move is the side that made the move (an odd
+    /// number of forced replies), so its score is the mover's directly.
+    flip: bool,
+}
+
+/// What [`Search::settle`] found about a move's child: bounds on its score
+/// for its side to move, and the node to search unless they are exact.
+struct Settled {
+    lo: i32,
+    hi: i32,
+    node: Option<Node>,
+}
+
+/// A move left to search, with bounds on its score from the mover's side.
+#[derive(Clone, Copy)]
+struct Child {
+    node: Option<Node>,
+    lo: i32,
+    hi: i32,
+    order: i32,
+}
+
+impl Child {
+    const EMPTY: Child = Child {
+        node: None,
+        lo: 0,
+        hi: 0,
+        order: 0,
+    };
+}
+
+/// An upper bound on the score of the side to move when it is the first
+/// player (an even number of stones) on a board of even height: the second
+/// player can answer every stone directly above it, and so take every empty
+/// cell of the even rows except those playable now (each one the first
+/// player takes, the second answers by taking another such cell: there is
+/// an even number of them). If the first player's cells can then hold no
+/// four, it cannot win (0); if the second player's hold one, it loses (-1,
+/// the smallest loss).
+#[inline(always)]
+fn claimeven_bound<G: Geometry>(g: G, current: u64, mask: u64) -> i32 {
+    let theirs = (current ^ mask) | (g.even_rows() & !mask & !bits::playable(g, mask));
+    let ours = g.board() & !theirs;
+    if bits::has_four(g, ours) {
+        i32::MAX
+    } else if bits::has_four(g, theirs) {
+        -1
+    } else {
+        0
     }
 }
 
@@ -723,6 +1149,59 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn a_search_on_several_threads_gives_the_lone_score() {
+        // Early enough for helpers to start (PARALLEL_EMPTY), quick enough
+        // for a test.
+        let positions = ["4453312", "445362", "3344552", "1726354"];
+        let mut lone = Solver::with_table_bits(20).expect("size");
+        let mut together = Solver::with_table_bits(20).expect("size");
+        together.set_threads(3);
+        for m in positions {
+            let p = pos(m);
+            assert!(42 - p.moves() as i32 >= PARALLEL_EMPTY, "{m}");
+            lone.clear();
+            together.clear();
+            assert_eq!(together.solve(&p), lone.solve(&p), "{m}");
+            assert_eq!(together.solve_weak(&p), lone.solve_weak(&p), "{m}");
+            assert_eq!(together.column_scores(&p), lone.column_scores(&p), "{m}");
+        }
+        // A pool whose other searcher is busy leaves no thread to help.
+        let busy = Arc::new(AtomicUsize::new(2));
+        let mut pooled = Solver::with_table_bits(20).expect("size");
+        pooled.set_threads(2);
+        pooled.set_busy(Some(Arc::clone(&busy)));
+        let p = pos("4453312");
+        assert_eq!(pooled.solve(&p), lone.solve(&p));
+        assert!(pooled.helper_tables.is_empty(), "no helper started");
+        busy.store(1, Ordering::Relaxed);
+        pooled.clear();
+        assert_eq!(pooled.solve(&p), lone.solve(&p));
+        assert_eq!(pooled.helper_tables.len(), 1, "one helper started");
+    }
+
+    #[test]
+    fn static_bounds_hold() {
+        // The claimeven bound and the no-four bound never cut below the
+        // score: checked on positions of the public late and middle sets.
+        let text = include_str!("../../../../tests/vectors/connect-four/Test_L2_R1");
+        let mut s = Solver::with_table_bits(20).expect("size");
+        for line in text.lines().take(200) {
+            let mut parts = line.split_whitespace();
+            let (Some(m), Some(score)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let p = pos(m);
+            let score: i32 = score.parse().expect("a score");
+            assert_eq!(s.solve(&p), score, "{m}");
+            if p.moves().is_multiple_of(2) && !p.can_win_next() {
+                let g = bits::Standard;
+                let bound = claimeven_bound(g, p.current(), p.mask());
+                assert!(score <= bound, "{m}: {score} above claimeven's {bound}");
+            }
+        }
     }
 
     #[test]
