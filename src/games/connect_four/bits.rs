@@ -27,6 +27,7 @@ pub(crate) trait Geometry: Copy {
     /// Every cell of the even rows, counted from 1 at the bottom (the
     /// second, fourth, ... rows): the cells the second player takes by
     /// answering each stone directly above it ("claimeven").
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
     fn even_rows(self) -> u64;
 
     /// Number of cells.
@@ -67,6 +68,7 @@ pub(crate) struct Standard;
 
 const STD_BOTTOM: u64 = bottom_mask(7, 6);
 const STD_BOARD: u64 = STD_BOTTOM * ((1 << 6) - 1);
+#[cfg_attr(not(feature = "search"), allow(dead_code))]
 const STD_EVEN: u64 = even_rows_mask(7, 6);
 
 impl Geometry for Standard {
