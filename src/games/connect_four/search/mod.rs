@@ -425,10 +425,6 @@ impl Solver {
             let t = self.table.share();
             self.helper_tables.push(t);
         }
-        if cells - moves >= PARALLEL_EMPTY {
-            // A search that will touch much of the table.
-            self.table.populate();
-        }
         if helpers > 0 {
             // Entries the helpers write are not in this handle's log of
             // what to clear: the next clear sweeps the table.
@@ -481,6 +477,49 @@ fn helpers_allowed(threads: usize, running: usize) -> usize {
 /// milliseconds at most, less than the threads cost to start.
 const PARALLEL_EMPTY: i32 = 24;
 
+/// The nodes a parallel search runs on its first thread before its
+/// helpers start (a few milliseconds), unless the table is mapped already: it is
+/// mapped for writing first (0.2 s for 512 MiB), which only a long search
+/// repays.
+const ESCALATE_NODES: u64 = 1 << 14;
+
+/// Where the helpers of a parallel search wait, asleep, until its main
+/// search has run long enough to need them, or has ended.
+#[derive(Default)]
+struct Escalation {
+    started: std::sync::Mutex<bool>,
+    woken: std::sync::Condvar,
+}
+
+impl Escalation {
+    /// Lets the helpers go.
+    fn start(&self) {
+        *self.started.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.woken.notify_all();
+    }
+
+    /// Wakes the helpers after the main search ended (`done` set), so that
+    /// they return.
+    fn wake(&self) {
+        let _guard = self.started.lock().unwrap_or_else(|p| p.into_inner());
+        self.woken.notify_all();
+    }
+
+    /// Waits for [`Escalation::start`] (true) or for `done` (false).
+    fn wait(&self, done: &AtomicBool) -> bool {
+        let mut started = self.started.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if done.load(Ordering::Acquire) {
+                return false;
+            }
+            if *started {
+                return true;
+            }
+            started = self.woken.wait(started).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
 /// Plies below the root within which the helpers of a parallel search
 /// shuffle their move order.
 const JITTER_PLIES: i32 = 8;
@@ -517,6 +556,11 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
     // The first search to finish sets `done` and leaves its score.
     let done = AtomicBool::new(false);
     let score = AtomicI32::new(0);
+    let escalate = Escalation::default();
+    if table.is_populated() {
+        // An earlier search paid for the mapping: the helpers start now.
+        escalate.start();
+    }
     let finish = |(s, nodes, stopped): (i32, u64, bool)| {
         if !stopped && !done.swap(true, Ordering::AcqRel) {
             score.store(s, Ordering::Release);
@@ -526,8 +570,13 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
     let nodes = std::thread::scope(|scope| {
         let mut running = Vec::with_capacity(helpers.len());
         for (i, t) in helpers.iter_mut().enumerate() {
-            let (done, finish) = (&done, &finish);
+            let (done, finish, escalate) = (&done, &finish, &escalate);
             running.push(scope.spawn(move || {
+                // Most searches end within milliseconds: the helpers join
+                // only one that runs on.
+                if !escalate.wait(done) {
+                    return 0;
+                }
                 let mut s = Search::new(g, t, book, counter, cancel);
                 s.halt = Some(done);
                 s.recall = pool.map(|(busy, threads)| (busy, threads, i));
@@ -538,9 +587,11 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
         }
         let mut s = Search::new(g, table, book, counter, cancel);
         s.halt = Some(&done);
+        s.escalate = Some(&escalate);
         let mut nodes = finish(s.root(root));
         // The main search ended (done, or cancelled): the helpers stop.
         done.store(true, Ordering::Release);
+        escalate.wake();
         for h in running {
             // A helper that panicked has already unwound; its nodes are lost.
             nodes += h.join().unwrap_or(0);
@@ -589,6 +640,9 @@ struct Search<'t, G: Geometry> {
     /// A helper stops when its pool's searches under way (the count, of
     /// the pool's threads) leave fewer helpers than its index plus one.
     recall: Option<(&'t AtomicUsize, usize, usize)>,
+    /// The main search of a parallel one starts its helpers through this
+    /// once it has run [`ESCALATE_NODES`] nodes.
+    escalate: Option<&'t Escalation>,
     /// A helper's seed for shuffling its move order (0: no shuffling), and
     /// the number of stones below which it shuffles.
     jitter: u64,
@@ -627,6 +681,7 @@ impl<'t, G: Geometry> Search<'t, G> {
             cancel,
             stopped: false,
             halt: None,
+            escalate: None,
             recall: None,
             jitter: 0,
             jitter_until: 0,
@@ -642,6 +697,13 @@ impl<'t, G: Geometry> Search<'t, G> {
         if self.nodes.is_multiple_of(NODE_REPORT) {
             if let Some(c) = self.counter {
                 c.fetch_add(NODE_REPORT, Ordering::Relaxed);
+            }
+        }
+        if self.nodes >= ESCALATE_NODES {
+            if let Some(e) = self.escalate.take() {
+                // Mapped before the helpers run: see `Table::populate`.
+                self.table.populate();
+                e.start();
             }
         }
         if self.cancel.is_some_and(Cancel::is_cancelled)

@@ -145,6 +145,11 @@ impl Table {
         );
     }
 
+    /// True once [`Table::populate`] has run on any handle of the table.
+    pub(crate) fn is_populated(&self) -> bool {
+        self.populated.load(Relaxed)
+    }
+
     /// Stops logging the entries filled: others were filled through
     /// other handles, so the next clear sweeps the whole table.
     pub(crate) fn forget_log(&mut self) {
