@@ -410,7 +410,7 @@ mod tests {
         let mut fresh = Solver::with_table_bits(20).expect("table");
         let (exact, weak) = (fresh.solve(&p), fresh.solve_weak(&p));
         // On one thread, then on three (helpers stopped with the search).
-        for (after, threads) in [(50, 1), (150, 1), (300, 1), (50, 3), (200, 3)] {
+        for (after, threads) in [(50, 1), (150, 1), (300, 1), (30, 3), (100, 3)] {
             let mut solver = Solver::with_table_bits(20).expect("table");
             solver.set_threads(threads);
             let cancel = Cancel::new();
