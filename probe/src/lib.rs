@@ -70,6 +70,7 @@ use boardsolve::analysis::{
 use boardsolve::core::{Oracle, Position};
 use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
+pub use boardsolve::registry::ShippedBook;
 
 pub use boardsolve::core::{Cancel, CancelOnDrop};
 pub use boardsolve::db::RangeFile;
@@ -307,6 +308,8 @@ pub struct Tablebase {
     /// The file; `None` for a game answered by search alone.
     db: Option<Arc<Database>>,
     game: AnyGame,
+    /// The embedded book the file is, if it is one.
+    shipped: Option<ShippedBook>,
     /// `log2` of the live search's table entries and its number of
     /// searchers, when search is on.
     #[cfg(feature = "search")]
@@ -377,6 +380,7 @@ impl Tablebase {
         Tablebase {
             db: db.map(Arc::new),
             game,
+            shipped: None,
             #[cfg(feature = "search")]
             search: None,
             #[cfg(feature = "search")]
@@ -398,6 +402,39 @@ impl Tablebase {
             )));
         }
         Ok(Tablebase::with(None, game))
+    }
+
+    /// A tablebase for `game` when no file is given: the opening book that
+    /// comes with the tools for its variant, if the build embeds one
+    /// (feature `shipped-books`; see [`AnyGame::shipped_book`]), with the
+    /// search past it; otherwise search alone, as
+    /// [`Tablebase::without_file`]. Fails as that does for a game whose
+    /// positions cannot be searched, and when an embedded book does not
+    /// open (a build whose book no longer matches its reader).
+    ///
+    /// [`AnyGame::shipped_book`]: boardsolve::registry::RegisteredGame::shipped_book
+    #[cfg(feature = "search")]
+    pub fn for_game(game: AnyGame) -> Result<Tablebase, ProbeError> {
+        let Some(book) = game.shipped_book() else {
+            return Tablebase::without_file(game);
+        };
+        let mut tb = Tablebase::from_bytes(book.name, book.bytes)?;
+        if tb.game.label() != game.label() {
+            return Err(search_failed(format!(
+                "{}: holds {}, not {}",
+                book.name,
+                tb.game.label(),
+                game.label()
+            )));
+        }
+        tb.shipped = Some(book);
+        Ok(tb)
+    }
+
+    /// The embedded book this tablebase reads, when it is one
+    /// (`Tablebase::for_game`, feature `search`).
+    pub fn shipped(&self) -> Option<ShippedBook> {
+        self.shipped
     }
 
     /// What `query --db FILE info --json` prints about the file, with

@@ -36,6 +36,7 @@ from ._boardsolve import (
 
 __all__ = [
     "open",
+    "for_game",
     "Database",
     "Error",
     "DatabaseError",
@@ -171,3 +172,15 @@ def open(path, search_bits=None, cache_mib=None):
     ``cache_mib`` bounds the memory a packed file's decoded blocks take
     (default 64)."""
     return Database(path, search_bits, cache_mib)
+
+
+def for_game(name, variant="", search_bits=None):
+    """What ``query --game NAME --variant SPEC`` answers from when no file
+    is given, for a game answered by search: the opening book that comes
+    with the tools for the variant (Connect Four's 7x6 book), with the
+    search past it, or search alone.  ``search_bits`` sizes the search's
+    table (by default as ``query`` sizes it).  An unknown game or variant,
+    or a game answered from its database only, is an ``Error``."""
+    db = Database.__new__(Database)
+    db._db = _boardsolve.Database.for_game(name, variant, search_bits)
+    return db

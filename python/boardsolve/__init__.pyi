@@ -42,3 +42,8 @@ def open(
     search_bits: Optional[int] = ...,
     cache_mib: Optional[int] = ...,
 ) -> Database: ...
+def for_game(
+    name: str,
+    variant: str = ...,
+    search_bits: Optional[int] = ...,
+) -> Database: ...

@@ -28,7 +28,7 @@ use boardsolve::analysis::json;
 use boardsolve::cli::MAX_LINE;
 use boardsolve::core::{Cancel, Progress};
 use boardsolve::db::DbError;
-use boardsolve::registry::OpenError;
+use boardsolve::registry::{AnyGame, OpenError};
 use boardsolve_probe::{ProbeError, Tablebase};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyMemoryError, PyTypeError};
@@ -502,6 +502,41 @@ impl Database {
         let tb = opened.map_err(|e| to_py(py, e))?;
         Ok(Database {
             searching: search_bits.is_some() && tb.has_book(),
+            tb: Arc::new(tb),
+            path,
+        })
+    }
+
+    /// What `query --game NAME --variant SPEC` answers from without a
+    /// file: the opening book that comes with the tools for the variant
+    /// (Connect Four's 7x6 book), with the search past it, or search
+    /// alone; `search_bits` sizes the search's table (by default as
+    /// `query` sizes it).
+    #[staticmethod]
+    #[pyo3(signature = (name, variant="", search_bits=None))]
+    fn for_game(
+        py: Python<'_>,
+        name: &str,
+        variant: &str,
+        search_bits: Option<u32>,
+    ) -> PyResult<Database> {
+        let game = AnyGame::new(name, variant).map_err(|e| Error::new_err(e.to_string()))?;
+        let opened = detached(py, move |_| {
+            let tb = Tablebase::for_game(game)?;
+            let searchers = boardsolve::solve::live::default_searchers();
+            let bits = search_bits.or_else(|| tb.default_search_bits(searchers));
+            match bits {
+                Some(bits) => tb.with_search(bits),
+                None => Ok(tb),
+            }
+        })?;
+        let tb = opened.map_err(|e| to_py(py, e))?;
+        let path = match tb.shipped() {
+            Some(book) => book.name.into(),
+            None => "(live search)".into(),
+        };
+        Ok(Database {
+            searching: tb.has_book(),
             tb: Arc::new(tb),
             path,
         })

@@ -54,16 +54,17 @@ def positions(game, variant, n, seed):
     return out.stdout.splitlines()
 
 
-def query_raw(db, texts):
-    out = run(BIN / "query", "--db", db, "--json", "-", stdin="\n".join(texts) + "\n")
+def query_raw(db, texts, source=()):
+    where = ["--db", db] if db is not None else list(source)
+    out = run(BIN / "query", *where, "--json", "-", stdin="\n".join(texts) + "\n")
     assert out.returncode in (0, 1), out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == len(texts)
     return lines
 
 
-def query_lines(db, texts):
-    return [json.loads(line) for line in query_raw(db, texts)]
+def query_lines(db, texts, source=()):
+    return [json.loads(line) for line in query_raw(db, texts, source)]
 
 
 @pytest.fixture(scope="session")
@@ -115,6 +116,23 @@ def test_positions_past_a_book_are_searched(tmp_path):
     deep = next(t for t in texts if t.count("X") + t.count("O") > 4)
     with pytest.raises(boardsolve.NotInBook):
         plain.probe(deep)
+
+
+def test_a_game_without_a_file_answers_as_query_does():
+    # Connect Four 7x6: the book that comes with the tools, as `query
+    # --game connect-four` answers from it (its early positions at once).
+    texts = ["start", "4", "44", "", "not a position"]
+    out = run(BIN / "query", "--game", "connect-four", "--json", "-", stdin="\n".join(texts) + "\n")
+    assert out.returncode == 1, out.stderr
+    expected = [json.loads(line) for line in out.stdout.splitlines()]
+    db = boardsolve.for_game("connect-four", search_bits=20)
+    assert (db.game, db.variant, db.complete) == ("connect-four", "7x6", False)
+    assert db.probe_many(texts) == expected
+    # A board without a shipped book: search alone, as query does.
+    small = boardsolve.for_game("connect-four", "5x4", search_bits=20)
+    assert small.probe("start") == query_lines(None, ["start"], ["--game", "connect-four", "--variant", "5x4"])[0]
+    with pytest.raises(boardsolve.Error, match="unknown game"):
+        boardsolve.for_game("chess")
 
 
 def test_info_line_and_verify(dbs):

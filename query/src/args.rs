@@ -72,7 +72,9 @@ impl ColorWhen {
 pub struct DbArgs {
     /// The database file [default: the default file of --game and --variant
     /// in the current directory (see the games below); for a game with an
-    /// opening book, live search when that file is missing].
+    /// opening book, when that file is missing, the book that comes with
+    /// the tools for the board, if any, and live search past it, or live
+    /// search alone].
     /// (`serve` takes several.)
     #[arg(long, value_name = "FILE", global = true, action = clap::ArgAction::Append)]
     pub db: Vec<PathBuf>,
@@ -102,8 +104,8 @@ pub struct DbArgs {
     pub table_bits: Option<u32>,
 
     /// Games answered by search: answer by search alone, ignoring any
-    /// opening book (the default file, or --db's: then only its game and
-    /// variant are read from it).
+    /// opening book (the default file, the book that comes with the tools,
+    /// or --db's: then only its game and variant are read from it).
     #[arg(long, global = true)]
     pub no_book: bool,
 
@@ -191,8 +193,9 @@ pub enum Command {
     /// session with exit status 0.
     Play(PlayArgs),
     /// Serve the databases over HTTP (each --db FILE, or what `query` would
-    /// answer from: the default file of --game and --variant, or a game's
-    /// search alone when its file is missing), on localhost unless --addr
+    /// answer from: the default file of --game and --variant, or, when it
+    /// is missing, the book that comes with the tools and the search past
+    /// it, or the search alone), on localhost unless --addr
     /// says otherwise.
     ///
     /// `GET /api/position?p=POSITION` answers with the JSON line `query

@@ -20,7 +20,8 @@ pub struct Source {
     /// The database and its game, with the search past it (made when an
     /// answer first needs it).
     tb: Tablebase,
-    /// The database's path as given, or `(live search)`.
+    /// The database's path as given, the name of the book that comes with
+    /// the tools, or `(live search)`.
     pub path: String,
     /// The game is the default one, assumed: neither `--game` nor `--db`
     /// named it.
@@ -141,8 +142,9 @@ impl Source {
         Ok(Source { tb, ..self })
     }
 
-    /// The game's default file in the current directory, or live search
-    /// when it is missing and the game has it (with a word on stderr when
+    /// The game's default file in the current directory, or, when it is
+    /// missing and the game is searched, the book that comes with the
+    /// tools (if any) and the search past it (with a word on stderr when
     /// the file would answer faster than the search).
     fn default_file(game: AnyGame, cache_bytes: usize, assumed: bool) -> Result<Source, Failure> {
         let path = PathBuf::from(game.default_file_name());
@@ -157,11 +159,18 @@ impl Source {
                         game.generator_command()
                     );
                 }
-                let tb = Tablebase::without_file(game)
-                    .map_err(|e| Failure::from(anyhow::Error::new(e)))?;
+                // The book that comes with the tools, if any, else search
+                // alone.
+                let tb = Tablebase::for_game(game)
+                    .map_err(|e| Failure::from(anyhow::Error::new(e)))?
+                    .with_cache_limit(cache_bytes);
+                let path = match tb.shipped() {
+                    Some(book) => book.name.to_owned(),
+                    None => "(live search)".to_owned(),
+                };
                 return Ok(Source {
                     tb,
-                    path: "(live search)".to_owned(),
+                    path,
                     assumed: false,
                 });
             }
@@ -194,6 +203,11 @@ impl Source {
     /// The game answered.
     pub fn game(&self) -> &AnyGame {
         self.tb.any_game()
+    }
+
+    /// True when answers come from the book that comes with the tools.
+    pub fn shipped(&self) -> bool {
+        self.tb.shipped().is_some()
     }
 
     /// The database, if any.

@@ -237,6 +237,19 @@ impl TimeScale {
     }
 }
 
+/// An opening book embedded in the build: the bytes of a database file,
+/// exactly as `generator` wrote it with the command given, so that anyone
+/// can write it again and compare.
+#[derive(Clone, Copy, Debug)]
+pub struct ShippedBook {
+    /// What stands for its path in messages, e.g. `c4.db (shipped)`.
+    pub name: &'static str,
+    /// The `generator` command line that writes the same file.
+    pub command: &'static str,
+    /// The file's bytes.
+    pub bytes: &'static [u8],
+}
+
 /// A game as the registry lists it: everything the tools need to know of
 /// it besides its rules ([`crate::core::Game`]), its looks
 /// ([`Presentation`]) and what is fixed ([`GameInfo`]), declared in the
@@ -260,6 +273,13 @@ pub trait RegisteredGame: Presentation + 'static {
     /// positions can be searched; `None` (the default) on the others.
     #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
+        None
+    }
+
+    /// The opening book that comes with the tools for this variant, when
+    /// it has one and the build embeds it (feature `shipped-books`): what
+    /// the tools answer from when no file is given. `None` by default.
+    fn shipped_book(&self) -> Option<ShippedBook> {
         None
     }
 

@@ -18,7 +18,7 @@ use crate::games::{british_square, connect_four, dandelions, dots_and_boxes, k_i
 use crate::render::Presentation;
 
 pub use crate::games::registered::{
-    DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing,
+    DatabaseKind, GameInfo, RegisteredGame, SearchHelp, ShippedBook, TableSharing,
 };
 
 #[cfg(feature = "engine")]

@@ -55,6 +55,10 @@ DATABASES = [
     ("dandelions-3x3.db", "dandelions", "3x3", None, True),
 ]
 
+# The Connect Four 7x6 book that comes with the tools, which web/build-site
+# adds after the files given.
+SHIPPED_C4 = ROOT / "src" / "games" / "connect_four" / "shipped" / "c4.db"
+
 MOVES = 5
 # The proxy's delay before each request.
 DELAY = 0.1
@@ -251,8 +255,9 @@ def test_every_game_through_nginx_agrees_with_query(dbs, site, nginx, browser):
           f" ({100 * read / size:.1f}%) in {len(bsq)} range requests, the line of perfect play included")
     assert read < size / 10
 
+    # The databases given, then the book that comes with the tools.
     options = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#db option")]
-    assert options == [f"{game} {variant}" for _, game, variant, *_ in DATABASES]
+    assert options == [f"{game} {variant}" for _, game, variant, *_ in DATABASES] + ["connect-four 7x6"]
     for index, (name, game, variant, depth, _) in enumerate(DATABASES):
         pick(browser, index)
         assert f"game={game}" in browser.current_url
@@ -272,6 +277,17 @@ def test_every_game_through_nginx_agrees_with_query(dbs, site, nginx, browser):
                                                        "p": [history[-2]]}
         check_against_query(dbs[name], page)
         open_page(browser, url + "/")
+
+    # The shipped Connect Four book answers its early positions (their
+    # values and every move's) as query does from it.
+    pick(browser, len(DATABASES))
+    assert "game=connect-four" in browser.current_url
+    check_against_query(SHIPPED_C4, shown(browser), line=False)
+    for move in ("4",):
+        browser.find_element(By.CSS_SELECTOR, f'#moves [data-move="{move}"]').click()
+        settle(browser)
+        check_against_query(SHIPPED_C4, shown(browser), line=False)
+    open_page(browser, url + "/")
 
     # Every database was read by ranges, never whole (304: the browser
     # checked a range it had kept).

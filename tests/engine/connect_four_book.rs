@@ -285,3 +285,66 @@ fn a_damaged_or_foreign_checkpoint_costs_time_not_correctness() {
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     }
 }
+
+/// The 7x6 book that comes with the tools is what its command writes:
+/// exactly the canonical positions to its depth, every value above the
+/// deepest layer the minimax of its children's (`verify`), and a sample
+/// of the deepest layer the solver's own score.
+#[cfg(feature = "shipped-books")]
+#[test]
+fn the_shipped_book_holds_every_early_position_with_its_score() {
+    use boardsolve::games::connect_four::SHIPPED_7X6;
+    use boardsolve::registry::AnyGame;
+
+    let (db, any) = AnyGame::open_bytes(SHIPPED_7X6.name, SHIPPED_7X6.bytes).unwrap();
+    assert_eq!(any.label(), "connect-four 7x6");
+    assert!(db.is_packed(), "shipped packed");
+    let db = db.unpack_with(&NoProgress).unwrap();
+    let g = ConnectFour::from_variant("").unwrap();
+    let v = g.variant();
+    let layout = db.header().layout;
+    let keys: Vec<u64> = (0..db.len() as usize)
+        .map(|i| layout.key(db.record(i).unwrap()))
+        .collect();
+    let depth = keys
+        .iter()
+        .map(|&k| Bitboard::from_key(v, k).unwrap().moves())
+        .max()
+        .unwrap();
+    assert!(depth >= 4, "depth {depth}");
+    assert!(SHIPPED_7X6
+        .command
+        .ends_with(&format!("--depth {depth} --layout packed")));
+
+    let mut expected = BTreeSet::new();
+    enumerate(Bitboard::new(v), depth, &mut expected);
+    assert_eq!(keys, expected.iter().copied().collect::<Vec<_>>());
+
+    let report = verify(&db, &g, &NoProgress).unwrap();
+    let shallower = keys
+        .iter()
+        .filter(|&&k| Bitboard::from_key(v, k).unwrap().moves() < depth)
+        .count() as u64;
+    assert!(
+        report.derived >= shallower,
+        "{report:?}, {shallower} above the deepest layer"
+    );
+
+    // Eight of the deepest layer, spread over it, searched without a book.
+    let deepest: Vec<u64> = keys
+        .iter()
+        .copied()
+        .filter(|&k| Bitboard::from_key(v, k).unwrap().moves() == depth)
+        .collect();
+    let mut solver = Solver::with_table_bits(22).unwrap();
+    for i in 0..8 {
+        let key = deepest[(i * 7919 + 13) % deepest.len()];
+        let p = Bitboard::from_key(v, key).unwrap();
+        let stored = db.get(key).unwrap().unwrap();
+        let expected = match p.is_over() {
+            true => Value::TERMINAL,
+            false => g.value_of_score(&p, solver.solve(&p)),
+        };
+        assert_eq!(stored, expected, "{p}");
+    }
+}

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { open, openFile } from "boardsolve";
+import { open, openFile, openShipped, shippedBooks } from "boardsolve";
 
 const bin = process.env.BOARDSOLVE_BIN;
 const dir = process.env.BOARDSOLVE_DBS;
@@ -115,4 +115,19 @@ test("errors are exceptions with query's messages", async () => {
   const broken = await open(async () => new Uint8Array(4096).fill(7), { length: bytes.length, name: "junk.db" })
     .then(() => null, (e) => e);
   assert.match(String(broken), /junk\.db: not a boardsolve database/);
+});
+
+test("the shipped Connect Four book answers as query answers from it", async () => {
+  assert.deepEqual(await shippedBooks(), ["c4.db"]);
+  const tb = await openShipped("c4.db");
+  assert.equal(tb.game, "connect-four");
+  assert.equal(tb.variant, "7x6");
+  assert.equal(tb.packed, true);
+  // Positions whose moves are all in the book: answered without search.
+  const positions = ["start", "4", "44", "35"];
+  const book = join(process.env.BOARDSOLVE_ROOT, "src/games/connect_four/shipped/c4.db");
+  const want = query(book, positions);
+  assert.deepEqual(await tb.probeMany(positions), want);
+  await tb.close();
+  await assert.rejects(openShipped("bsq.db"), /bsq.db: no such book comes with the package \(c4.db\)/);
 });

@@ -26,4 +26,4 @@ cd "$work/project"
 npm init -y >/dev/null
 npm install --no-audit --no-fund --silent "$tgz"
 cp "$root/tests/node/package.test.mjs" .
-BOARDSOLVE_BIN="$bin" BOARDSOLVE_DBS="$dbs" node --test package.test.mjs
+BOARDSOLVE_BIN="$bin" BOARDSOLVE_DBS="$dbs" BOARDSOLVE_ROOT="$root" node --test package.test.mjs

@@ -1,12 +1,13 @@
 // boardsolve in WebAssembly, for Node.js: everything `boardsolve.js`
-// offers, the module loaded from beside this file, and `openFile` to read
-// a database from disk.
+// offers, the module loaded from beside this file, `openFile` to read a
+// database from disk, and `openShipped` for the books the package holds.
 //
 //   import { openFile } from "boardsolve";
 //   const tb = await openFile("bsq.db");
 //   console.log((await tb.probe("start")).value);
 
-import { open as openHandle, readFile } from "node:fs/promises";
+import { open as openHandle, readdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import * as core from "./boardsolve.js";
 
 export { Tablebase } from "./boardsolve.js";
@@ -57,4 +58,22 @@ export async function openFile(path, options = {}) {
   /// Closes the file (a table read by ranges keeps it open).
   tb.close = () => file.close();
   return tb;
+}
+
+/// The opening books that come with the package, by file name (`c4.db`:
+/// Connect Four 7x6, every position of its first moves).
+export async function shippedBooks() {
+  const names = await readdir(new URL("./books/", import.meta.url));
+  return names.filter((n) => n.endsWith(".db")).sort();
+}
+
+/// Opens a book that comes with the package by its file name, read by
+/// ranges as `openFile` reads any file (same options).
+export async function openShipped(name, options = {}) {
+  const books = await shippedBooks();
+  if (!books.includes(name)) {
+    throw new Error(`${name}: no such book comes with the package (${books.join(", ")})`);
+  }
+  const path = fileURLToPath(new URL(`./books/${name}`, import.meta.url));
+  return openFile(path, { name, ...options });
 }

@@ -163,6 +163,8 @@ pub enum Source {
     File(PathBuf),
     /// A game with search and no file.
     Search(Box<AnyGame>),
+    /// A game with the book that comes with the tools, and search past it.
+    Shipped(Box<AnyGame>),
 }
 
 /// One game served.
@@ -716,6 +718,14 @@ fn open(
                 let name = format!("{} (search)", game.label());
                 (Tablebase::without_file(*game)?, name)
             }
+            Source::Shipped(game) => {
+                let tb = Tablebase::for_game(*game)?;
+                let name = match tb.shipped() {
+                    Some(book) => book.name.to_owned(),
+                    None => format!("{} (search)", tb.any_game().label()),
+                };
+                (tb, name)
+            }
         };
         let game = tb.any_game();
         if served.iter().any(|s| s.game().label() == game.label()) {
@@ -767,9 +777,11 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
             true => vec![game.clone()],
             false => Vec::new(),
         };
-        match source.db() {
-            Some(_) => (vec![Source::File(PathBuf::from(&source.path))], searched),
-            None => (vec![Source::Search(Box::new(game.clone()))], searched),
+        let game = Box::new(game.clone());
+        match (source.shipped(), source.db()) {
+            (true, _) => (vec![Source::Shipped(game)], searched),
+            (false, Some(_)) => (vec![Source::File(PathBuf::from(&source.path))], searched),
+            (false, None) => (vec![Source::Search(game)], searched),
         }
     } else {
         if db_args.game.is_some() || db_args.variant.is_some() {

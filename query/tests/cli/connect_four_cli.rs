@@ -142,13 +142,15 @@ fn bad_positions_and_misuse_are_clear_errors() {
         .assert()
         .code(2)
         .stderr(contains("unknown game \"chess\""));
+    // A board without a book that comes with the tools, or the search
+    // alone: no file to verify or count.
     live()
-        .arg("verify")
+        .args(["--variant", "5x4", "verify"])
         .assert()
         .code(3)
         .stderr(contains("--db"));
     live()
-        .arg("stats")
+        .args(["--no-book", "stats"])
         .assert()
         .code(3)
         .stderr(contains("--db"));
@@ -334,4 +336,63 @@ fn no_book_and_threads_change_the_work_not_the_answers() {
         .assert()
         .code(2)
         .stderr(contains("--search-threads"));
+}
+
+/// Without a file, the 7x6 board answers from the book that comes with
+/// the tools: the empty board's published column scores at once, and its
+/// info; `--no-book` leaves the book out.
+#[test]
+fn the_shipped_book_answers_without_a_file_and_no_book_leaves_it_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = live()
+        .current_dir(dir.path())
+        .args(["--json", "start"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let answer = &json_lines(&out)[0];
+    assert_eq!(answer["value"], 1);
+    let mut scores: Vec<(i64, i64)> = answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["column"].as_i64().unwrap(), m["value"].as_i64().unwrap()))
+        .collect();
+    scores.sort();
+    // Columns 1 to 7 (Allis; Tromp; Pons): only the centre wins.
+    assert_eq!(
+        scores,
+        [(1, -2), (2, -1), (3, 0), (4, 1), (5, 0), (6, -1), (7, -2)]
+    );
+    let out = live()
+        .current_dir(dir.path())
+        .args(["--json", "info"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let info = &json_lines(&out)[0];
+    assert_eq!(info["db"], "c4.db (shipped)");
+    assert_eq!(
+        (info["game"].as_str(), info["variant"].as_str()),
+        (Some("connect-four"), Some("7x6"))
+    );
+    assert_eq!(info["complete"], false);
+    assert!(info["records"].as_u64().unwrap() > 700);
+    live()
+        .current_dir(dir.path())
+        .args(["--no-book", "info"])
+        .assert()
+        .failure()
+        .stderr(contains("needs a database"));
+    // Another board has no book with the tools: search alone.
+    query()
+        .current_dir(dir.path())
+        .args(["--game", "connect-four", "--variant", "5x4", "info"])
+        .assert()
+        .failure()
+        .stderr(contains("needs a database"));
 }

@@ -53,7 +53,9 @@ use std::sync::Arc;
 
 #[cfg(feature = "engine")]
 use super::registered::{Calibration, Estimate};
-use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
+use super::registered::{
+    DatabaseKind, GameInfo, RegisteredGame, SearchHelp, ShippedBook, TableSharing,
+};
 #[cfg(feature = "search")]
 use crate::solve::book::DynBookGame;
 
@@ -66,6 +68,17 @@ pub const ID: u32 = 3;
 /// thousand states; 5x4 already has some ten million). Larger boards get
 /// an opening book.
 pub const MAX_FULL_CELLS: u32 = 16;
+
+/// The 7x6 opening book that comes with the tools (feature
+/// `shipped-books`): every position of at most 4 moves up to symmetry with
+/// its exact score, packed. `docs/connect-four.md` says what it holds and
+/// what it cost; the tests check it against the rules and the search.
+#[cfg(feature = "shipped-books")]
+pub const SHIPPED_7X6: ShippedBook = ShippedBook {
+    name: "c4.db (shipped)",
+    command: "generator --game connect-four --depth 4 --layout packed",
+    bytes: include_bytes!("shipped/c4.db"),
+};
 
 /// 7x6 books by depth, with the default table (2^26 entries): CPU seconds
 /// of the whole build, and the positions searched in parallel.
@@ -134,6 +147,15 @@ impl RegisteredGame for ConnectFour {
         } else {
             INFO.kind
         }
+    }
+
+    /// The 7x6 board's book (`SHIPPED_7X6`), in builds that embed it.
+    fn shipped_book(&self) -> Option<ShippedBook> {
+        #[cfg(feature = "shipped-books")]
+        if self.variant() == Variant::STANDARD {
+            return Some(SHIPPED_7X6);
+        }
+        None
     }
 
     /// Every board is searched, the small ones too.

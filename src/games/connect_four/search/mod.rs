@@ -250,7 +250,7 @@ impl Solver {
 
     /// `log2` of the number of table entries.
     pub fn table_bits(&self) -> u32 {
-        self.table.bits()
+        self.table.max_bits()
     }
 
     /// Forgets everything the table holds.
@@ -375,6 +375,8 @@ impl Solver {
 
     fn run(&mut self, position: &Bitboard, weak: bool, guess: Option<i32>) -> i32 {
         self.stopped = false;
+        // The table may have grown through another solver sharing it.
+        self.table.refresh();
         let v = position.variant();
         if self.variant != Some(v) {
             // Keys of different board sizes mean different positions.
@@ -477,11 +479,18 @@ fn helpers_allowed(threads: usize, running: usize) -> usize {
 /// milliseconds at most, less than the threads cost to start.
 const PARALLEL_EMPTY: i32 = 24;
 
-/// The nodes a parallel search runs on its first thread before its
-/// helpers start (a few milliseconds), unless the table is mapped already: it is
-/// mapped for writing first (0.2 s for 512 MiB), which only a long search
-/// repays.
-const ESCALATE_NODES: u64 = 1 << 14;
+/// The nodes after which a parallel search starts its helpers (a few
+/// milliseconds), on a table mapped for writing first (see
+/// `Table::populate`: 32 MiB while the table has not grown, a few
+/// milliseconds too); at once on a table mapped before.
+const LONG_SEARCH: u64 = 1 << 14;
+
+/// A search grows its table (four times as large, see [`Table::grow`])
+/// once it has run a sixteenth as many nodes as the table has entries: a
+/// 32 MiB table after 2^18 nodes, 128 MiB after 2^20, 512 MiB after 2^22
+/// (about a second). Mapping the table costs in proportion to its size
+/// (0.2 s for 512 MiB), which only a search that long repays.
+const GROW_SHIFT: u32 = 4;
 
 /// Where the helpers of a parallel search wait, asleep, until its main
 /// search has run long enough to need them, or has ended.
@@ -577,6 +586,8 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
                 if !escalate.wait(done) {
                     return 0;
                 }
+                // The main search grew the table before it let them go.
+                t.refresh();
                 let mut s = Search::new(g, t, book, counter, cancel);
                 s.halt = Some(done);
                 s.recall = pool.map(|(busy, threads)| (busy, threads, i));
@@ -641,7 +652,7 @@ struct Search<'t, G: Geometry> {
     /// the pool's threads) leave fewer helpers than its index plus one.
     recall: Option<(&'t AtomicUsize, usize, usize)>,
     /// The main search of a parallel one starts its helpers through this
-    /// once it has run [`ESCALATE_NODES`] nodes.
+    /// once it has run [`LONG_SEARCH`] nodes.
     escalate: Option<&'t Escalation>,
     /// A helper's seed for shuffling its move order (0: no shuffling), and
     /// the number of stones below which it shuffles.
@@ -699,9 +710,14 @@ impl<'t, G: Geometry> Search<'t, G> {
                 c.fetch_add(NODE_REPORT, Ordering::Relaxed);
             }
         }
-        if self.nodes >= ESCALATE_NODES {
+        // The table may have grown through another handle.
+        self.table.refresh();
+        if self.nodes >= 1 << (self.table.bits_now() - GROW_SHIFT) && !self.table.is_full_size() {
+            self.table.grow();
+        }
+        if self.nodes >= LONG_SEARCH {
             if let Some(e) = self.escalate.take() {
-                // Mapped before the helpers run: see `Table::populate`.
+                // Mapped before any helper runs: see `Table::populate`.
                 self.table.populate();
                 e.start();
             }

@@ -37,8 +37,11 @@
 //! worst lose an entry, keep a position twice in a bucket, or lose a merge
 //! of bounds; every stored bound is true.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
+use std::sync::{Arc, Mutex};
 
 use crate::solve::memory::{zeroed_words, TableError};
 
@@ -59,13 +62,16 @@ pub(crate) struct Table {
     /// into its own allocation and so map every page at once. Holds 8
     /// words more than the table, so that it can start on a cache line.
     entries: Arc<Box<[AtomicU64]>>,
-    /// Set once the table's pages are mapped for writing (shared by every
-    /// handle).
-    populated: Arc<std::sync::atomic::AtomicBool>,
+    /// What every handle on the table shares: the entries in use now.
+    shared: Arc<Shared>,
+    /// The generation of `entries` (see [`Shared::generation`]).
+    generation: u32,
     /// The index of the table's first entry in `entries` (64-byte aligned).
     base: usize,
-    /// `log2` of the number of entries.
+    /// `log2` of the number of entries now.
     bits: u32,
+    /// `log2` of the number of entries the table grows to.
+    max_bits: u32,
     /// `64 - log2(buckets)`: the product shifted right by this is the bucket.
     shift: u32,
     check_mask: u64,
@@ -80,36 +86,71 @@ pub(crate) struct Table {
     overflow: bool,
 }
 
+/// The part of a table its handles share.
+struct Shared {
+    /// The entries in use now: a handle whose generation is older takes
+    /// them at its next [`Table::refresh`].
+    current: Mutex<Arc<Box<[AtomicU64]>>>,
+    /// Counts the times the table has grown.
+    generation: AtomicU32,
+    /// Set once the entries in use are mapped for writing.
+    populated: AtomicBool,
+}
+
+/// `log2` of the entries a table starts with, when it is to be larger: 32
+/// MiB, which holds what a search of a few hundred thousand nodes finds.
+/// A process that answers a position or two then maps 32 MiB, not the
+/// whole table: mapping 512 MiB took 0.2 s, more than most searches.
+pub(crate) const START_BITS: u32 = 22;
+
 impl Table {
-    /// A table of `2^bits` entries, `MIN_BITS <= bits <= MAX_BITS` (the
-    /// caller checks), or the allocator's refusal.
+    /// A table of up to `2^bits` entries, `MIN_BITS <= bits <= MAX_BITS`
+    /// (the caller checks), or the allocator's refusal. It starts with
+    /// `2^START_BITS` entries (or `2^bits`, if fewer) and takes its full
+    /// size when [`Table::grow`] is called.
     pub(crate) fn new(bits: u32) -> Result<Table, TableError> {
         debug_assert!((MIN_BITS..=MAX_BITS).contains(&bits));
-        let len = 1usize << bits;
-        // Zeroed allocation: the pages are mapped lazily, so an unused
-        // table costs no memory.
-        let entries = zeroed_atomics(len + 8, bits)?;
-        advise_huge_pages(&entries);
-        let misalign = (entries.as_ptr() as usize % 64) / 8;
-        let base = (8 - misalign) % 8;
-        let shift = 64 - (bits - WAY_BITS);
+        let start = bits.min(START_BITS);
+        let entries = zeroed_atomics(start)?;
+        let shared = Arc::new(Shared {
+            current: Mutex::new(Arc::clone(&entries)),
+            generation: AtomicU32::new(0),
+            populated: AtomicBool::new(false),
+        });
+        let mut t = Table {
+            entries,
+            shared,
+            generation: 0,
+            base: 0,
+            bits: start,
+            max_bits: bits,
+            shift: 0,
+            check_mask: 0,
+            check_shift: 0,
+            work_shift: 0,
+            work_max: 0,
+            touched: Vec::new(),
+            touched_limit: 0,
+            overflow: false,
+        };
+        t.lay_out(start);
+        Ok(t)
+    }
+
+    /// Sets the fields that follow from the entries and their number.
+    fn lay_out(&mut self, bits: u32) {
+        let misalign = (self.entries.as_ptr() as usize % 64) / 8;
+        self.base = (8 - misalign) % 8;
+        self.bits = bits;
+        self.shift = 64 - (bits - WAY_BITS);
         // The check takes `shift` bits; the work what is left, at most 6
         // bits (enough for 64 empty cells).
-        let work_bits = (48 - shift).min(6);
-        Ok(Table {
-            entries,
-            populated: Arc::default(),
-            base,
-            bits,
-            shift,
-            check_mask: (1u64 << shift) - 1,
-            check_shift: 16 + work_bits,
-            work_shift: 6 - work_bits,
-            work_max: (1 << work_bits) - 1,
-            touched: Vec::new(),
-            touched_limit: len / 16,
-            overflow: false,
-        })
+        let work_bits = (48 - self.shift).min(6);
+        self.check_mask = (1u64 << self.shift) - 1;
+        self.check_shift = 16 + work_bits;
+        self.work_shift = 6 - work_bits;
+        self.work_max = (1 << work_bits) - 1;
+        self.touched_limit = (1usize << bits) / 16;
     }
 
     /// Another handle on the same entries, for a search running at the same
@@ -118,11 +159,108 @@ impl Table {
     pub(crate) fn share(&self) -> Table {
         Table {
             entries: Arc::clone(&self.entries),
-            populated: Arc::clone(&self.populated),
+            shared: Arc::clone(&self.shared),
             touched: Vec::new(),
             touched_limit: 0,
             overflow: true,
             ..*self
+        }
+    }
+
+    /// Takes the entries in use now, if the table grew through another
+    /// handle: one atomic load when it did not.
+    #[inline]
+    pub(crate) fn refresh(&mut self) {
+        if self.shared.generation.load(Acquire) == self.generation {
+            return;
+        }
+        let current = self
+            .shared
+            .current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        self.entries = Arc::clone(&current);
+        self.generation = self.shared.generation.load(Acquire);
+        drop(current);
+        let bits = (self.entries.len() - 8).trailing_zeros();
+        self.lay_out(bits);
+        // What this handle logged was in the entries it left.
+        self.forget_log();
+    }
+
+    /// True when the table has its full size.
+    pub(crate) fn is_full_size(&self) -> bool {
+        self.bits == self.max_bits
+    }
+
+    /// `log2` of the number of entries now.
+    pub(crate) fn bits_now(&self) -> u32 {
+        self.bits
+    }
+
+    /// Makes the table four times as large (at most its full size),
+    /// mapped for writing (see [`Table::populate`]), with what it holds
+    /// moved in; every other handle takes the new entries at its next
+    /// [`Table::refresh`] (what they write to the old ones until then is
+    /// lost, which costs time, never exactness). In steps, so that the
+    /// memory mapped stays in proportion to the search that needs it.
+    /// Where the allocator refuses, the table keeps its size.
+    pub(crate) fn grow(&mut self) {
+        self.refresh();
+        if self.is_full_size() {
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        let mut current = shared.current.lock().unwrap_or_else(|p| p.into_inner());
+        if self.shared.generation.load(Acquire) != self.generation {
+            // Another handle grew it meanwhile.
+            drop(current);
+            self.refresh();
+            return;
+        }
+        let bits = (self.bits + 2).min(self.max_bits);
+        let Ok(entries) = zeroed_atomics(bits) else {
+            self.max_bits = self.bits;
+            return;
+        };
+        let from = Layout::of(self);
+        let old = std::mem::replace(&mut self.entries, entries);
+        let words: &[AtomicU64] = &self.entries;
+        crate::core::platform::populate_for_writing(
+            words.as_ptr().cast(),
+            std::mem::size_of_val(words),
+        );
+        self.lay_out(bits);
+        self.move_in(&old[from.base..from.base + (1usize << from.bits)], &from);
+        *current = Arc::clone(&self.entries);
+        self.shared.populated.store(true, Relaxed);
+        self.generation = self.shared.generation.fetch_add(1, AcqRel) + 1;
+        drop(current);
+        self.forget_log();
+    }
+
+    /// Puts the entries of an older, smaller table (laid out as `from`)
+    /// into this one, each at its place here: the bucket and check give
+    /// back the whole product, so the key's place in any size. An entry
+    /// whose bucket here is full is dropped.
+    fn move_in(&mut self, old: &[AtomicU64], from: &Layout) {
+        for (i, e) in old.iter().enumerate() {
+            let e = e.load(Relaxed);
+            if e == 0 {
+                continue;
+            }
+            let bucket = (i >> WAY_BITS) as u64;
+            let product = bucket << from.shift | e >> from.check_shift;
+            let empty = ((e >> 16) & from.work_max) << from.work_shift;
+            let work = (empty >> self.work_shift).min(self.work_max);
+            let b = self.base + ((product >> self.shift) as usize) * WAYS;
+            let new = (product & self.check_mask) << self.check_shift | work << 16 | (e & 0xffff);
+            if let Some(slot) = self.entries[b..b + WAYS]
+                .iter()
+                .find(|s| s.load(Relaxed) == 0)
+            {
+                slot.store(new, Relaxed);
+            }
         }
     }
 
@@ -133,7 +271,7 @@ impl Table {
     /// threads those flushes took more time than the search (3.4 s of
     /// system time on a 512 MiB table, against 0.4 s to map it first).
     pub(crate) fn populate(&mut self) {
-        if self.populated.swap(true, Relaxed) {
+        if self.shared.populated.swap(true, Relaxed) {
             return;
         }
         let words = &self.entries[..];
@@ -145,9 +283,10 @@ impl Table {
         );
     }
 
-    /// True once [`Table::populate`] has run on any handle of the table.
+    /// True once the entries in use are mapped for writing (through any
+    /// handle).
     pub(crate) fn is_populated(&self) -> bool {
-        self.populated.load(Relaxed)
+        self.shared.populated.load(Relaxed)
     }
 
     /// Stops logging the entries filled: others were filled through
@@ -157,9 +296,9 @@ impl Table {
         self.touched = Vec::new();
     }
 
-    /// `log2` of the number of entries.
-    pub(crate) fn bits(&self) -> u32 {
-        self.bits
+    /// `log2` of the number of entries the table holds at its full size.
+    pub(crate) fn max_bits(&self) -> u32 {
+        self.max_bits
     }
 
     /// The first entry of the bucket of `key`, and the check to look for.
@@ -261,6 +400,9 @@ impl Table {
     /// Writes every entry once, so that the memory is mapped now and not
     /// page by page during the first searches.
     pub(crate) fn prefault(&mut self) {
+        while !self.is_full_size() {
+            self.grow();
+        }
         self.sweep();
         self.touched.clear();
         self.overflow = false;
@@ -308,17 +450,43 @@ impl Table {
 const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
 const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u64>());
 
-/// `len` zeroed atomic words, from a zeroed allocation (which the kernel
-/// maps lazily, so an unused table costs no memory, where building the
-/// atomics one by one would touch every page); an error, not an abort,
-/// when the allocator refuses.
-fn zeroed_atomics(len: usize, bits: u32) -> Result<Arc<Box<[AtomicU64]>>, TableError> {
-    let words: Box<[u64]> = zeroed_words(len, bits)?;
+/// The zeroed atomic words of a table of `2^bits` entries and 8 more,
+/// from a zeroed allocation (which the kernel maps lazily, so an unused
+/// table costs no memory, where building the atomics one by one would
+/// touch every page), advised to huge pages; an error, not an abort, when
+/// the allocator refuses.
+fn zeroed_atomics(bits: u32) -> Result<Arc<Box<[AtomicU64]>>, TableError> {
+    let words: Box<[u64]> = zeroed_words((1usize << bits) + 8, bits)?;
     let raw = Box::into_raw(words) as *mut [AtomicU64];
     // SAFETY: same size, alignment (asserted above) and bit validity; the
     // box is reconstituted from the pointer it was turned into.
     let atomics: Box<[AtomicU64]> = unsafe { Box::from_raw(raw) };
+    advise_huge_pages(&atomics);
     Ok(Arc::new(atomics))
+}
+
+/// Where a table's entries sit and how they are packed: what
+/// [`Table::move_in`] needs of the table it empties.
+struct Layout {
+    base: usize,
+    bits: u32,
+    shift: u32,
+    check_shift: u32,
+    work_shift: u32,
+    work_max: u64,
+}
+
+impl Layout {
+    fn of(t: &Table) -> Layout {
+        Layout {
+            base: t.base,
+            bits: t.bits,
+            shift: t.shift,
+            check_shift: t.check_shift,
+            work_shift: t.work_shift,
+            work_max: t.work_max,
+        }
+    }
 }
 
 /// Asks the kernel to back the table with huge pages: every probe lands on
@@ -371,6 +539,43 @@ mod tests {
         }
         t.clear();
         assert!(t.entries.iter().all(|e| e.load(Relaxed) == 0));
+    }
+
+    #[test]
+    fn growing_keeps_the_entries_and_every_handle_follows() {
+        let mut t = Table::new(START_BITS + 2).expect("table");
+        assert!(!t.is_full_size());
+        assert_eq!(t.max_bits(), START_BITS + 2);
+        let mut other = t.share();
+        let keys: Vec<u64> = (0..50_000u64)
+            .map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D))
+            .collect();
+        for (i, &k) in keys.iter().enumerate() {
+            t.put(k, -((i % 20) as i32), (i % 20) as i32, (i % 40) as i32);
+        }
+        t.grow();
+        assert!(t.is_full_size() && t.is_populated());
+        assert_eq!(t.bits_now(), START_BITS + 2);
+        // Buckets four times as many: nothing was full, nothing is lost.
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(
+                t.get(k),
+                Some((-((i % 20) as i32), (i % 20) as i32)),
+                "key {k}"
+            );
+        }
+        assert_eq!(t.get(12345), None);
+        // The other handle still reads the old entries until it refreshes.
+        other.refresh();
+        assert!(other.is_full_size());
+        assert_eq!(other.get(keys[7]), t.get(keys[7]));
+        other.put(99, 1, 2, 30);
+        assert_eq!(t.get(99), Some((1, 2)));
+        // Growing again does nothing; a clear empties the grown table.
+        t.grow();
+        t.clear();
+        assert_eq!(t.get(keys[7]), None);
+        assert_eq!(other.get(99), None);
     }
 
     #[test]
