@@ -298,12 +298,14 @@ def test_every_game_through_nginx_agrees_with_query(dbs, site, nginx, browser):
 
 def test_backend_answers_as_query_serve_does(dbs, site, nginx, browser):
     """explorerBackend gives what the API of `query serve` gives for the same
-    files: the info, the answer of `query --json`, the line, the picture,
-    the position after a move, and the messages of errors."""
+    files (the site's, the shipped book among them): the info, the answer of
+    `query --json`, the line, the picture, the position after a move, and
+    the messages of errors."""
     base, _ = nginx
     open_page(browser, f"{base}/{site.name}/")
     serve = subprocess.Popen([str(BIN / "query"), "serve", "--addr", "127.0.0.1:0"]
-                             + [f"--db={dbs[name]}" for name, *_ in DATABASES],
+                             + [f"--db={dbs[name]}" for name, *_ in DATABASES]
+                             + [f"--db={SHIPPED_C4}"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = serve.stdout.readline()
