@@ -586,7 +586,7 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
                 if !escalate.wait(done) {
                     return 0;
                 }
-                // The main search grew the table before it let them go.
+                // The table may have grown since this handle was made.
                 t.refresh();
                 let mut s = Search::new(g, t, book, counter, cancel);
                 s.halt = Some(done);
