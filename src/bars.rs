@@ -200,17 +200,25 @@ fn spin(state: &(Mutex<SpinState>, Condvar), nodes: &NodeCounter) {
     }
 }
 
-impl Oracle for Spinner<'_> {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+impl Spinner<'_> {
+    /// Runs `ask` (a call to the inner oracle) with the spinner shown once
+    /// it runs long, and cleared when it returns.
+    fn busy<T>(&self, ask: impl FnOnce() -> T) -> T {
         self.lock().busy_since = Some(Instant::now());
         self.state.1.notify_all();
-        let done = self.inner.values(keys, out);
+        let done = ask();
         let mut s = self.lock();
         s.busy_since = None;
         if let Some(bar) = s.bar.take() {
             bar.finish_and_clear();
         }
         done
+    }
+}
+
+impl Oracle for Spinner<'_> {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+        self.busy(|| self.inner.values(keys, out))
     }
 
     fn is_complete(&self) -> bool {
@@ -218,15 +226,11 @@ impl Oracle for Spinner<'_> {
     }
 
     fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
-        self.lock().busy_since = Some(Instant::now());
-        self.state.1.notify_all();
-        let done = self.inner.outcomes(keys, out);
-        let mut s = self.lock();
-        s.busy_since = None;
-        if let Some(bar) = s.bar.take() {
-            bar.finish_and_clear();
-        }
-        done
+        self.busy(|| self.inner.outcomes(keys, out))
+    }
+
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+        self.busy(|| self.inner.is_value(key, value))
     }
 
     fn node_counter(&self) -> Option<NodeCounter> {

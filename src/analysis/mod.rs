@@ -622,18 +622,31 @@ pub fn analyze_weak(
 /// The line of perfect play from `state` to the end of the game: at each step
 /// the first move of [`analyze`]'s order. Returns the moves and the positions
 /// they lead to.
+///
+/// Each step knows the value of its position (the step before it found
+/// it), so it only asks the oracle, move by move in code order, whether
+/// the position after the move has the value that keeps it
+/// ([`Oracle::is_value`]): the first that does is the first of
+/// [`analyze`]'s order. A searching oracle tests a value with far less
+/// work than it takes to find the values of every move. Where no move
+/// keeps the value, the step is analysed in full, which tells why.
 pub fn principal_variation(
     game: &dyn Game,
     db: &dyn Oracle,
     state: u64,
 ) -> Result<Vec<(Move, u64)>, QueryError> {
+    let limits = game.limits();
     let mut line = Vec::new();
+    let mut edges = Vec::new();
     let mut s = state;
+    // The value of `s`, once a step has found it.
+    let mut known: Option<Value> = None;
     loop {
-        let a = analyze(game, db, s)?;
-        let Some(m) = a.moves.first() else {
+        edges.clear();
+        game.moves(s, &mut edges);
+        if edges.is_empty() {
             return Ok(line);
-        };
+        }
         // Remoteness strictly falls along the line, so this ends; guard anyway.
         if line.len() > 4096 {
             return Err(QueryError::Inconsistent {
@@ -641,7 +654,37 @@ pub fn principal_variation(
                 reason: "the line of perfect play does not end".into(),
             });
         }
-        line.push((m.mv, m.child));
-        s = m.child;
+        let value = match known {
+            Some(v) => v,
+            None => stored_value(game, db, s, game.canonical(s))?,
+        };
+        // Among moves of equal value, the lowest code comes first.
+        edges.sort_unstable_by_key(|e| e.mv);
+        let mut next = None;
+        for e in &edges {
+            let Some(want) = Value::before(e, value).filter(|&w| limits.allows(w)) else {
+                continue;
+            };
+            let holds = db
+                .is_value(game.canonical(e.child), want)
+                .map_err(|c| damaged(game, e.child, c))?;
+            if holds == Some(true) {
+                next = Some((e.mv, e.child, want));
+                break;
+            }
+        }
+        let (mv, child, child_value) = match next {
+            Some(n) => n,
+            None => {
+                let a = analyze(game, db, s)?;
+                match a.moves.first() {
+                    Some(m) => (m.mv, m.child, m.child_value),
+                    None => return Ok(line),
+                }
+            }
+        };
+        line.push((mv, child));
+        s = child;
+        known = Some(child_value);
     }
 }

@@ -66,6 +66,14 @@ pub trait Oracle: Sync {
         Ok(out.pop().flatten())
     }
 
+    /// Whether the value of canonical state `key` is exactly `value`, or
+    /// `None` when the oracle does not know it. The default compares
+    /// [`Oracle::value`]; an oracle that searches tests the value, with
+    /// less work than it takes to find it.
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+        Ok(self.value(key)?.map(|v| v == value))
+    }
+
     /// Sets `out[i]` to the sign of the value of canonical state `keys[i]`
     /// for its side to move (1 a win, 0 a draw, -1 a loss), or `None` when
     /// unknown. Cheaper than the exact value where an oracle searches (a
@@ -102,6 +110,10 @@ impl<T: Oracle + ?Sized> Oracle for &T {
 
     fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
         (**self).outcomes(keys, out)
+    }
+
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+        (**self).is_value(key, value)
     }
 
     fn node_counter(&self) -> Option<NodeCounter> {

@@ -35,6 +35,19 @@ impl Value {
         }
     }
 
+    /// The value the state after `edge` must have for the move to be
+    /// worth `through` to the player making it: the inverse of
+    /// [`Value::through`]. `None` for a value no move is worth (a
+    /// remoteness of 0).
+    #[inline]
+    pub fn before(edge: &Edge, through: Value) -> Option<Value> {
+        let rest = through.net - i32::from(edge.reward);
+        Some(Value {
+            net: if edge.again { rest } else { -rest },
+            remoteness: through.remoteness.checked_sub(1)?,
+        })
+    }
+
     /// A key that orders values from worst to best for the side to move.
     ///
     /// A higher net score is always better. Among equal scores, a side that is

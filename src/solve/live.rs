@@ -351,6 +351,14 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
         }
         self.search_missing(keys, out, 0, |s, key| self.game.search_outcome(s, key))
     }
+
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+        let mut out = [self.book_value(key)?.map(|v| v == value)];
+        self.search_missing(&[key], &mut out, value == Value::TERMINAL, |s, key| {
+            self.game.search_is(s, key, value)
+        })?;
+        Ok(out[0])
+    }
 }
 
 #[cfg(test)]

@@ -107,10 +107,9 @@ def query_line(db, position):
     return found.group(1).strip()
 
 
-def check_against_query(db, page, line=True):
-    """The page's position shows exactly what query prints for it (the line
-    of perfect play too, unless `line` is false: the line of an early
-    Connect Four position is a search of many positions past the book)."""
+def check_against_query(db, page):
+    """The page's position shows exactly what query prints for it, the line
+    of perfect play too."""
     assert page["error"] == ""
     expected = query_json(db, page["position"])
     assert page["to_move"] == expected["to_move"]
@@ -122,8 +121,7 @@ def check_against_query(db, page, line=True):
     # (written signed, as in `query --svg`): every game draws a board.
     as_numbers = lambda moves: sorted((m, int(v)) for m, v in moves)  # noqa: E731
     assert as_numbers(page["shapes"]) == as_numbers(page["buttons"])
-    if line:
-        line = query_line(db, page["position"])
-        assert page["line"] == (line or "(the game is over)")
+    line = query_line(db, page["position"])
+    assert page["line"] == (line or "(the game is over)")
     assert page["status"] == ("" if expected["moves"] else "Game over.")
     return expected

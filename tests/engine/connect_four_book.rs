@@ -330,14 +330,14 @@ fn the_shipped_book_holds_every_early_position_with_its_score() {
         "{report:?}, {shallower} above the deepest layer"
     );
 
-    // Eight of the deepest layer, spread over it, searched without a book.
+    // 24 of the deepest layer, spread over it, searched without a book.
     let deepest: Vec<u64> = keys
         .iter()
         .copied()
         .filter(|&k| Bitboard::from_key(v, k).unwrap().moves() == depth)
         .collect();
     let mut solver = Solver::with_table_bits(22).unwrap();
-    for i in 0..8 {
+    for i in 0..24 {
         let key = deepest[(i * 7919 + 13) % deepest.len()];
         let p = Bitboard::from_key(v, key).unwrap();
         let stored = db.get(key).unwrap().unwrap();
@@ -347,4 +347,52 @@ fn the_shipped_book_holds_every_early_position_with_its_score() {
         };
         assert_eq!(stored, expected, "{p}");
     }
+}
+
+#[test]
+fn a_packed_book_read_by_ranges_wants_every_block_at_once() {
+    // A live search takes every entry of its book: read by ranges (the
+    // static site, npm), the host fetches every missing block in one round,
+    // not one round a block.
+    use boardsolve::core::BookSource;
+    use boardsolve::db::RangeFile;
+    use boardsolve::games::connect_four::SHIPPED_7X6;
+    use boardsolve::registry::AnyGame;
+
+    let bytes = SHIPPED_7X6.bytes;
+    let file = Arc::new(RangeFile::new(bytes.len() as u64));
+    let supply = |file: &RangeFile| {
+        let wanted = file.take_wanted();
+        for &(s, e) in &wanted {
+            file.supply(s, &bytes[s as usize..e as usize]).unwrap();
+        }
+        wanted.len()
+    };
+    let mut open = None;
+    for _ in 0..4 {
+        match AnyGame::open_ranges("c4.db", Arc::clone(&file)) {
+            Ok((db, _)) => {
+                open = Some(db);
+                break;
+            }
+            Err(_) => assert!(supply(&file) > 0, "an open error wanting nothing"),
+        }
+    }
+    let db = open.expect("opened within 4 rounds");
+    let blocks = db.packed().expect("packed").block_count();
+    assert!(blocks > 8, "{blocks} blocks");
+    let first: Result<Vec<_>, _> = db.entries().collect();
+    assert!(first.is_err(), "no block was loaded yet");
+    let wanted = file.take_wanted();
+    let covered: u64 = wanted.iter().map(|&(s, e)| e - s).sum();
+    for &(s, e) in &wanted {
+        file.supply(s, &bytes[s as usize..e as usize]).unwrap();
+    }
+    let entries: Vec<_> = db
+        .entries()
+        .collect::<Result<_, _>>()
+        .expect("every block supplied in one round");
+    assert_eq!(entries.len() as u64, db.len());
+    assert!(file.take_wanted().is_empty());
+    assert!(covered > bytes.len() as u64 / 2, "{covered} bytes wanted");
 }

@@ -13,6 +13,7 @@ mod dots_and_boxes_search;
 mod fuzz_bodies;
 mod fuzz_corpus;
 mod notation;
+mod perfect_line;
 mod reference_solver;
 mod stats;
 mod svg;

@@ -76,6 +76,24 @@ impl BookSource for Database {
             // Block by block: each checked and decoded as it is reached.
             let bytes = self.map.file_bytes();
             let codec = *p.codec();
+            if let Backing::Ranges(_) = &self.map {
+                // Every block looked at now, so that the missing ones are
+                // all wanted at once: one round of fetches for the host,
+                // not one a block.
+                let blocks: Vec<Result<Vec<u64>, Corrupted>> = (0..p.block_count() as usize)
+                    .map(|b| p.decode_entries(bytes, b))
+                    .collect();
+                if let Some(Err(e)) = blocks.iter().find(|b| b.is_err()) {
+                    return Box::new(std::iter::once(Err(e.clone())));
+                }
+                return Box::new(
+                    blocks
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .map(move |r| Ok((codec.key_of(r), codec.value(r)))),
+                );
+            }
             let per_block = move |b: usize| -> Box<dyn Iterator<Item = _>> {
                 match p.decode_entries(bytes, b) {
                     Ok(entries) => Box::new(

@@ -158,6 +158,15 @@ pub trait BookGame: Game + Sync {
         self.search(searcher, state)
     }
 
+    /// True when `state`'s value (canonical, with legal moves) is exactly
+    /// `value`. The default compares [`BookGame::search`]; a game whose
+    /// search can test a value with less work than it takes to find it
+    /// overrides it (a line of perfect play tells the best move from the
+    /// others this way).
+    fn search_is(&self, searcher: &mut Self::Searcher, state: u64, value: Value) -> bool {
+        self.search(searcher, state) == value
+    }
+
     /// The sign of `state`'s value for its side to move (1 a win, 0 a
     /// draw, -1 a loss): a search that only tells the outcome cuts far more
     /// than an exact one. The default takes the sign of

@@ -76,6 +76,16 @@ impl BookGame for ConnectFour {
         self.value_of_score(&p, score)
     }
 
+    /// Null-window searches around the score `value` claims, which also
+    /// fixes its remoteness.
+    fn search_is(&self, solver: &mut Solver, state: u64, value: Value) -> bool {
+        let p = self.pos(state);
+        if p.is_over() {
+            return value == Value::TERMINAL;
+        }
+        self.value_of_score(&p, value.net) == value && solver.is_score(&p, value.net)
+    }
+
     fn search_outcome(&self, solver: &mut Solver, state: u64) -> i32 {
         let p = self.pos(state);
         if p.is_over() {

@@ -303,7 +303,7 @@ impl Solver {
     /// board is full, and when a four is on the board the loss it was for
     /// the side to move.
     pub fn solve(&mut self, position: &Bitboard) -> i32 {
-        self.run(position, false, None)
+        self.run(position, None, None)
     }
 
     /// Like [`Solver::solve`], starting the narrowing of the score at
@@ -311,14 +311,23 @@ impl Solver {
     /// right, two null-window searches settle the score. Any guess gives
     /// the exact score; a bad one only costs time.
     pub fn solve_near(&mut self, position: &Bitboard, guess: i32) -> i32 {
-        self.run(position, false, Some(guess))
+        self.run(position, None, Some(guess))
     }
 
     /// Only the outcome: `1` when the side to move wins, `0` for a draw,
     /// `-1` when it loses. Much faster than [`Solver::solve`] on hard
     /// positions: two null-window searches around 0 at most.
     pub fn solve_weak(&mut self, position: &Bitboard) -> i32 {
-        self.run(position, true, None).signum()
+        self.run(position, Some((-1, 1)), None).signum()
+    }
+
+    /// True when the exact score of `position` (as [`Solver::solve`]
+    /// gives it) is `score`. Two null-window searches at most, and one when
+    /// the score is higher: what a line of perfect play needs to tell the
+    /// move that keeps a known score from one that gives the opponent
+    /// more, without the exact score of either.
+    pub fn is_score(&mut self, position: &Bitboard, score: i32) -> bool {
+        self.run(position, Some((score - 1, score + 1)), None) == score
     }
 
     /// The score of every column, from the point of view of the side to
@@ -373,7 +382,11 @@ impl Solver {
         line
     }
 
-    fn run(&mut self, position: &Bitboard, weak: bool, guess: Option<i32>) -> i32 {
+    /// The score of `position`, or with a `window` `(lo, hi)` the score
+    /// clamped to it: a result strictly inside is exact, `lo` says the
+    /// score is at most `lo`, `hi` at least `hi` (the weak search is the
+    /// window `(-1, 1)`).
+    fn run(&mut self, position: &Bitboard, window: Option<(i32, i32)>, guess: Option<i32>) -> i32 {
         self.stopped = false;
         // The table may have grown through another solver sharing it.
         self.table.refresh();
@@ -403,7 +416,7 @@ impl Solver {
         if let Some(b) = book {
             if position.moves() <= b.depth {
                 if let Some(score) = b.score(position.canonical_key()) {
-                    return if weak { score.signum() } else { score };
+                    return window.map_or(score, |(lo, hi)| score.clamp(lo, hi));
                 }
             }
         }
@@ -412,7 +425,7 @@ impl Solver {
             current,
             mask,
             moves,
-            weak,
+            window,
             guess,
         };
         let busy = self.busy.as_deref();
@@ -456,14 +469,14 @@ impl Solver {
     }
 }
 
-/// A position to solve and how: its bitboards, whether only the outcome is
-/// wanted, and a first guess of the score.
+/// A position to solve and how: its bitboards, the window the score is
+/// wanted in (`None`: the exact score), and a first guess of the score.
 #[derive(Clone, Copy)]
 struct Root {
     current: u64,
     mask: u64,
     moves: i32,
-    weak: bool,
+    window: Option<(i32, i32)>,
     guess: Option<i32>,
 }
 
@@ -737,8 +750,9 @@ impl<'t, G: Geometry> Search<'t, G> {
     /// which is not full. Null-window searches narrow `[min, max]` until it
     /// is one value; each probe is biased towards 0 while the interval
     /// straddles it, because most positions are close to a draw and probes
-    /// near the true score are the cheap ones. In weak mode the interval
-    /// starts as `[-1, 1]`, so only the sign is decided.
+    /// near the true score are the cheap ones. With a window the interval
+    /// starts as its intersection with the window (`[-1, 1]` decides only
+    /// the sign).
     ///
     /// With a `guess`, the first probe tests the guess, and the next ones
     /// move away from it in steps that double (1, 2, 4, ...) until the
@@ -748,23 +762,22 @@ impl<'t, G: Geometry> Search<'t, G> {
             current,
             mask,
             moves,
-            weak,
+            window,
             guess,
         } = root;
         let cells = self.g.cells();
-        let (mut min, mut max) = if weak {
-            (-1, 1)
-        } else {
-            (-(cells - moves) / 2, (cells + 1 - moves) / 2)
-        };
+        let (mut min, mut max) = (-(cells - moves) / 2, (cells + 1 - moves) / 2);
+        if let Some((lo, hi)) = window {
+            min = min.max(lo);
+            max = max.min(hi);
+        }
         // What earlier searches proved of the position (of its moves'
         // positions, after a search of the position itself).
         let k = bits::key(self.g, current, mask);
         if let Some((lo, hi)) = self.table.get(k.min(self.g.mirror(k))) {
-            let (lo, hi) = if weak {
-                (lo.clamp(-1, 1), hi.clamp(-1, 1))
-            } else {
-                (lo, hi)
+            let (lo, hi) = match window {
+                Some((a, b)) => (lo.clamp(a, b), hi.clamp(a, b)),
+                None => (lo, hi),
             };
             min = min.max(lo);
             max = max.min(hi);
@@ -1282,16 +1295,20 @@ mod tests {
         }
     }
 
+    /// Positions of 8 to 37 stones with scores of both signs, each solved
+    /// within milliseconds.
+    const QUICK: [&str; 5] = [
+        "2252576253462244111563365343671351441",
+        "7422341735647741166133573473242566",
+        "67152117737262713366376314254446",
+        "4444443322",
+        "44444433",
+    ];
+
     #[test]
     fn a_guess_changes_the_work_not_the_score() {
         let mut s = Solver::with_table_bits(20).expect("size");
-        for m in [
-            "2252576253462244111563365343671351441",
-            "7422341735647741166133573473242566",
-            "67152117737262713366376314254446",
-            "4444443322",
-            "44444433",
-        ] {
+        for m in QUICK {
             let p = pos(m);
             let score = s.solve(&p);
             for guess in -22..=22 {
@@ -1299,6 +1316,30 @@ mod tests {
                 assert_eq!(s.solve_near(&p, guess), score, "{m} from {guess}");
             }
         }
+    }
+
+    #[test]
+    fn a_score_test_says_yes_only_to_the_exact_score() {
+        let mut s = Solver::with_table_bits(20).expect("size");
+        for m in QUICK.into_iter().chain(["444444333", "1212121"]) {
+            let p = pos(m);
+            let score = s.solve(&p);
+            // From a fresh table, and from one that holds the position's
+            // bounds, for every score a board can have and a few it cannot.
+            for fresh in [true, false] {
+                for test in -23..=23 {
+                    if fresh {
+                        s.clear();
+                    }
+                    assert_eq!(s.is_score(&p, test), test == score, "{m}: {test}");
+                }
+            }
+        }
+        // A finished game: its score is the rules'.
+        let won = pos("1212121");
+        assert!(won.is_won());
+        let score = s.solve(&won);
+        assert!(s.is_score(&won, score));
     }
 
     #[test]
