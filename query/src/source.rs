@@ -26,6 +26,8 @@ pub struct Source {
     /// The game is the default one, assumed: neither `--game` nor `--db`
     /// named it.
     pub assumed: bool,
+    /// `--no-book`: answers by search alone, every database left out.
+    pub no_book: bool,
 }
 
 impl Source {
@@ -100,6 +102,7 @@ impl Source {
             tb,
             path: path.display().to_string(),
             assumed: false,
+            no_book: false,
         }
         .searching(args)
     }
@@ -118,6 +121,7 @@ impl Source {
             tb,
             path: "(live search)".to_owned(),
             assumed: false,
+            no_book: true,
         })
     }
 
@@ -172,6 +176,7 @@ impl Source {
                     tb,
                     path,
                     assumed: false,
+                    no_book: false,
                 });
             }
             let default = match assumed {
@@ -197,6 +202,7 @@ impl Source {
             tb: tb.with_cache_limit(cache_bytes),
             path: path.display().to_string(),
             assumed: false,
+            no_book: false,
         })
     }
 
@@ -218,6 +224,12 @@ impl Source {
     /// The database, for commands that need one.
     pub fn database(&self) -> Result<&Database, Failure> {
         self.db().ok_or_else(|| {
+            if self.no_book {
+                return usage(
+                    "this command needs a database, and --no-book leaves every database out: \
+                     run it without --no-book",
+                );
+            }
             db_failure(anyhow::anyhow!(
                 "this command needs a database, and {} is missing: `{}` makes it (or give --db \
                  FILE)",

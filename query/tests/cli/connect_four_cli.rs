@@ -142,18 +142,19 @@ fn bad_positions_and_misuse_are_clear_errors() {
         .assert()
         .code(2)
         .stderr(contains("unknown game \"chess\""));
-    // A board without a book that comes with the tools, or the search
-    // alone: no file to verify or count.
+    // A board without a book that comes with the tools: no file to
+    // verify or count.
     live()
         .args(["--variant", "5x4", "verify"])
         .assert()
         .code(3)
         .stderr(contains("--db"));
+    // --no-book leaves every database out: a usage error that says so.
     live()
         .args(["--no-book", "stats"])
         .assert()
-        .code(3)
-        .stderr(contains("--db"));
+        .code(2)
+        .stderr(contains("--no-book leaves every database out"));
     let dir = tempfile::tempdir().unwrap();
     let bsq = dir.path().join("bsq-3x3.db");
     let game = boardsolve::games::british_square::BritishSquare::from_variant("3x3").unwrap();
@@ -386,8 +387,10 @@ fn the_shipped_book_answers_without_a_file_and_no_book_leaves_it_out() {
         .current_dir(dir.path())
         .args(["--no-book", "info"])
         .assert()
-        .failure()
-        .stderr(contains("needs a database"));
+        .code(2)
+        .stderr(contains(
+            "needs a database, and --no-book leaves every database out",
+        ));
     // Another board has no book with the tools: search alone.
     query()
         .current_dir(dir.path())

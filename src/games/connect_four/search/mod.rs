@@ -782,7 +782,9 @@ impl<'t, G: Geometry> Search<'t, G> {
             min = min.max(lo);
             max = max.min(hi);
         }
-        if let Some(g) = guess {
+        // A guess is tried only while the score is open: the table may
+        // already pin it (`min == max`), and a window may rule it out.
+        if let Some(g) = guess.filter(|_| min < max) {
             // `up`: which way the last probe moved the interval.
             let mut med = g.clamp(min, max - 1);
             let mut step = 1;
@@ -1314,6 +1316,11 @@ mod tests {
             for guess in -22..=22 {
                 s.clear();
                 assert_eq!(s.solve_near(&p, guess), score, "{m} from {guess}");
+            }
+            // Again, from a table that has the score pinned (and, for its
+            // children, bounds).
+            for guess in -22..=22 {
+                assert_eq!(s.solve_near(&p, guess), score, "{m} again from {guess}");
             }
         }
     }
