@@ -1181,19 +1181,32 @@ impl Child {
 /// cell of the even rows except those playable now (each one the first
 /// player takes, the second answers by taking another such cell: there is
 /// an even number of them). If the first player's cells can then hold no
-/// four, it cannot win (0); if the second player's hold one, it loses (-1,
-/// the smallest loss).
+/// four, it cannot win (0); if the second player's hold one, it loses.
+///
+/// The loss comes at the latest when the last cell of one of those fours
+/// is taken, directly above a stone of the first player: the cells above it
+/// are still empty then. A four whose cells all lie in rows 1 to `r` leaves
+/// at least `height - r` cells empty, so the second player wins with stone
+/// `cells - (height - r)` or sooner: a score of `-(2 + height - r) / 2` at
+/// best for the first player (-1 for a four reaching the top row).
 #[inline(always)]
 fn claimeven_bound<G: Geometry>(g: G, current: u64, mask: u64) -> i32 {
     let theirs = (current ^ mask) | (g.even_rows() & !mask & !bits::playable(g, mask));
     let ours = g.board() & !theirs;
     if bits::has_four(g, ours) {
-        i32::MAX
-    } else if bits::has_four(g, theirs) {
-        -1
-    } else {
-        0
+        return i32::MAX;
     }
+    if !bits::has_four(g, theirs) {
+        return 0;
+    }
+    let height = g.height() as i32;
+    // The lowest even row `r` whose rows 1 to `r` hold one of their fours
+    // (the top row, an even one, holds them all).
+    let mut r = 2;
+    while r < height && !bits::has_four(g, theirs & g.bottom().wrapping_mul((1u64 << r) - 1)) {
+        r += 2;
+    }
+    -(2 + height - r) / 2
 }
 
 #[cfg(test)]
@@ -1281,6 +1294,7 @@ mod tests {
         // score: checked on positions of the public late and middle sets.
         let text = include_str!("../../../../tests/vectors/connect-four/Test_L2_R1");
         let mut s = Solver::with_table_bits(20).expect("size");
+        let (mut checked, mut deeper) = (0usize, 0usize);
         for line in text.lines().take(200) {
             let mut parts = line.split_whitespace();
             let (Some(m), Some(score)) = (parts.next(), parts.next()) else {
@@ -1289,12 +1303,33 @@ mod tests {
             let p = pos(m);
             let score: i32 = score.parse().expect("a score");
             assert_eq!(s.solve(&p), score, "{m}");
-            if p.moves().is_multiple_of(2) && !p.can_win_next() {
-                let g = bits::Standard;
-                let bound = claimeven_bound(g, p.current(), p.mask());
-                assert!(score <= bound, "{m}: {score} above claimeven's {bound}");
+            // The position, its children and their children: the bound
+            // (a loss's latest stone too) never cuts below the score.
+            let mut family = vec![p];
+            for _ in 0..2 {
+                let next: Vec<Bitboard> = family
+                    .iter()
+                    .flat_map(|q| (0..7).filter_map(|c| q.play(c).ok()))
+                    .filter(|q| !q.is_over())
+                    .collect();
+                family.extend(next);
+            }
+            family.dedup();
+            for q in family {
+                if q.moves().is_multiple_of(2) && !q.can_win_next() && !q.is_over() {
+                    let bound = claimeven_bound(bits::Standard, q.current(), q.mask());
+                    let score = s.solve(&q);
+                    assert!(score <= bound, "{q}: {score} above claimeven's {bound}");
+                    checked += 1;
+                    deeper += usize::from(bound < -1);
+                }
             }
         }
+        // Enough positions whose bound is a loss before the last stone.
+        assert!(
+            checked > 1000 && deeper > 10,
+            "{checked} checked, {deeper} deeper"
+        );
     }
 
     /// Positions of 8 to 37 stones with scores of both signs, each solved
