@@ -75,8 +75,6 @@ pub struct GameInfo {
 pub enum TableSharing {
     /// One table, which every searcher reads and writes.
     One,
-    /// One table of the size given, shared out among the searchers.
-    SharedOut,
     /// A table of the size given for each searcher.
     PerSearcher,
 }
@@ -87,7 +85,6 @@ impl TableSharing {
     pub fn says(self) -> &'static str {
         match self {
             TableSharing::One => "shares one table among its searchers",
-            TableSharing::SharedOut => "shares it out among them",
             TableSharing::PerSearcher => "gives each searcher a table of that size",
         }
     }

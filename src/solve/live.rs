@@ -78,19 +78,14 @@ impl Book<'_> {
 pub struct LiveSearch<'a, G: BookGame> {
     game: G,
     book: Option<Book<'a>>,
-    /// Idle searchers; a call takes one and puts it back.
-    idle: Mutex<Vec<G::Searcher>>,
-    /// Woken when a searcher is put back.
-    returned: Condvar,
+    /// The searchers, idle or taken.
+    pool: Pool<G::Searcher>,
     /// The searchers in all, idle or busy.
     searchers: usize,
     /// The memory of their tables.
     table_bytes: u64,
     /// The nodes every searcher has visited.
     nodes: NodeCounter,
-    /// The searchers taken from the pool: a search may use the threads
-    /// of the others while they idle ([`BookGame::pool`]).
-    busy: Arc<AtomicUsize>,
 }
 
 /// How long a call that waits for a searcher sleeps between two looks at
@@ -147,11 +142,16 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
             game,
             book,
             searchers: all.len(),
-            idle: Mutex::new(all),
-            returned: Condvar::new(),
+            pool: Pool {
+                idle: Mutex::new(all),
+                returned: Condvar::new(),
+                busy,
+                waiting: AtomicUsize::new(0),
+                #[cfg(test)]
+                peak: AtomicUsize::new(0),
+            },
             table_bytes,
             nodes,
-            busy,
         })
     }
 
@@ -183,58 +183,101 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
     /// Fills the unknown entries of `out` (one per key of `keys`) by search:
     /// `search` answers a state that has moves, `end` one that has none.
     /// Fails as stopped when the calling thread's [`Cancel`] is set.
+    ///
+    /// Where the game's searchers share their table
+    /// ([`BookGame::shares_tables`]), several states are searched at once,
+    /// one per searcher idle in the pool (the calling thread waits for one
+    /// when none is), each searcher
+    /// taking the next state left as it finishes one, from the middle of
+    /// the list out. The last key is searched after the others: an
+    /// analysis asks for its moves' positions and then the position
+    /// itself, whose search then starts from its moves' values in the
+    /// table. A searcher goes back to the pool as soon as no state is left
+    /// for it, so that a search still running can take its thread
+    /// ([`BookGame::pool`]).
     fn search_missing<T>(
         &self,
         keys: &[u64],
         out: &mut [Option<T>],
         end: T,
-        search: impl Fn(&mut G::Searcher, u64) -> T,
+        search: impl Fn(&mut G::Searcher, u64) -> T + Sync,
     ) -> Result<(), Corrupted>
     where
-        T: Copy,
+        T: Copy + Send,
     {
-        if out.iter().all(Option::is_some) {
+        // The states to search, each key once (a position's moves may lead
+        // to one state: mirror images) with where it first comes, and
+        // where their values go.
+        let mut jobs: Vec<(u64, usize)> = Vec::new();
+        let mut slots: Vec<(usize, usize)> = Vec::new();
+        let mut edges: Vec<Edge> = Vec::new();
+        for (i, (slot, &key)) in out.iter_mut().zip(keys).enumerate() {
+            if slot.is_some() || !self.game.is_valid_key(key) {
+                // A malformed key has no value: the analysis reports it.
+                continue;
+            }
+            edges.clear();
+            self.game.moves(key, &mut edges);
+            if edges.is_empty() {
+                *slot = Some(end);
+                continue;
+            }
+            let job = match jobs.iter().position(|&(k, _)| k == key) {
+                Some(j) => j,
+                None => {
+                    jobs.push((key, i));
+                    jobs.len() - 1
+                }
+            };
+            slots.push((i, job));
+        }
+        let n = jobs.len();
+        if n == 0 {
             return Ok(());
         }
+        let together = self.game.shares_tables();
+        let (order, last) = if together {
+            // The last key (an analysis's position) is searched after the
+            // others; they go from the middle of the list out, where a
+            // board game lists its central moves, the longest searches (a
+            // searcher that runs out of states gives its thread to the
+            // searches still running, so the order matters less than it
+            // would).
+            let last = usize::from(n > 1 && jobs[n - 1].1 == keys.len() - 1);
+            let middle = keys.len() as i64 - 2;
+            let mut order: Vec<usize> = (0..n - last).collect();
+            order.sort_by_key(|&j| (2 * jobs[j].1 as i64 - middle).abs());
+            order.extend(n - last..n);
+            (order, last)
+        } else {
+            // One searcher, last first: an analysis's position, whose
+            // search leaves bounds on its moves in the searcher's table
+            // for theirs to start from.
+            ((0..n).rev().collect(), 0)
+        };
+        let ordered: Vec<u64> = order.iter().map(|&j| jobs[j].0).collect();
+        let mut found: Vec<Option<T>> = vec![None; n];
         let cancel = Cancel::current();
-        let stopped = || cancel.as_ref().is_some_and(Cancel::is_cancelled);
-        self.with_searcher(|searcher| {
-            let Some(searcher) = searcher else {
-                return Err(Corrupted::stopped());
-            };
-            self.game.set_cancel(searcher, cancel.clone());
-            let mut edges: Vec<Edge> = Vec::new();
-            let mut result = Ok(());
-            // Last first: an analysis asks for the moves' positions and then
-            // the position itself, whose search leaves bounds on its moves
-            // in the searcher's table for theirs to start from.
-            for (slot, &key) in out.iter_mut().zip(keys).rev() {
-                if slot.is_some() || !self.game.is_valid_key(key) {
-                    // A malformed key has no value: the analysis reports it.
-                    continue;
-                }
-                edges.clear();
-                self.game.moves(key, &mut edges);
-                if edges.is_empty() {
-                    *slot = Some(end);
-                    continue;
-                }
-                if stopped() {
-                    result = Err(Corrupted::stopped());
-                    break;
-                }
-                let v = search(searcher, key);
-                // The flag stays set once set: a search it stopped is seen
-                // here, and its meaningless answer thrown away.
-                if stopped() {
-                    result = Err(Corrupted::stopped());
-                    break;
-                }
-                *slot = Some(v);
-            }
-            self.game.set_cancel(searcher, None);
-            result
-        })
+        let crew = if together { usize::MAX } else { 1 };
+        let (first, then) = ordered.split_at(n - last);
+        let (found_first, found_then) = found.split_at_mut(n - last);
+        self.pool.search_all(
+            &self.game,
+            first,
+            found_first,
+            (crew, cancel.as_ref()),
+            &search,
+        )?;
+        self.pool
+            .search_all(&self.game, then, found_then, (1, cancel.as_ref()), &search)?;
+        let mut values: Vec<Option<T>> = vec![None; n];
+        for (&j, v) in order.iter().zip(found) {
+            values[j] = v;
+        }
+        for (i, job) in slots {
+            out[i] = values[job];
+        }
+        Ok(())
     }
 
     /// Runs `f` with an idle searcher, waiting for one while all are busy.
@@ -244,32 +287,71 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
     /// itself.
     pub fn with_searcher<T>(&self, f: impl FnOnce(Option<&mut G::Searcher>) -> T) -> T {
         let cancel = Cancel::current();
-        let Some(mut taken) = self.take(cancel.as_ref()) else {
+        let Some(mut taken) = self.pool.take(cancel.as_ref()) else {
             return f(None);
         };
         f(taken.searcher.as_mut())
     }
+}
 
-    fn lock(&self) -> MutexGuard<'_, Vec<G::Searcher>> {
+/// The searchers of a live search: the idle ones, and the count of those
+/// taken.
+struct Pool<S> {
+    /// Idle searchers; a call takes one and puts it back.
+    idle: Mutex<Vec<S>>,
+    /// Woken when a searcher is put back.
+    returned: Condvar,
+    /// The searchers taken from the pool: a search may use the threads
+    /// of the others while they idle ([`BookGame::pool`]).
+    busy: Arc<AtomicUsize>,
+    /// The calls waiting for a searcher: a call searching several states
+    /// at once gives back the searchers it took beyond its first as soon
+    /// as one waits, so that a call waits at most one search.
+    waiting: AtomicUsize,
+    /// The most searchers taken at once.
+    #[cfg(test)]
+    peak: AtomicUsize,
+}
+
+impl<S: Send> Pool<S> {
+    fn lock(&self) -> MutexGuard<'_, Vec<S>> {
         // The pool holds only searchers; one poisoned by a panic elsewhere
         // is still a pool.
         self.idle.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Counts a searcher taken.
+    fn taken(&self, s: S) -> Taken<'_, S> {
+        let _now = self.busy.fetch_add(1, Ordering::Relaxed) + 1;
+        #[cfg(test)]
+        self.peak.fetch_max(_now, Ordering::Relaxed);
+        Taken {
+            pool: self,
+            searcher: Some(s),
+        }
+    }
+
     /// An idle searcher, handed back when the result is dropped; `None`
     /// once `cancel` is set while waiting.
-    fn take(&self, cancel: Option<&Cancel>) -> Option<Taken<'_, 'a, G>> {
+    fn take(&self, cancel: Option<&Cancel>) -> Option<Taken<'_, S>> {
         let mut idle = self.lock();
+        let mut counted = false;
         loop {
             if let Some(s) = idle.pop() {
-                self.busy.fetch_add(1, Ordering::Relaxed);
-                return Some(Taken {
-                    live: self,
-                    searcher: Some(s),
-                });
+                if counted {
+                    self.waiting.fetch_sub(1, Ordering::Relaxed);
+                }
+                return Some(self.taken(s));
             }
             if cancel.is_some_and(Cancel::is_cancelled) {
+                if counted {
+                    self.waiting.fetch_sub(1, Ordering::Relaxed);
+                }
                 return None;
+            }
+            if !counted {
+                self.waiting.fetch_add(1, Ordering::Relaxed);
+                counted = true;
             }
             idle = match cancel {
                 // Look at the flag now and then.
@@ -282,6 +364,102 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
                 None => self.returned.wait(idle).unwrap_or_else(|p| p.into_inner()),
             };
         }
+    }
+
+    /// An idle searcher if there is one now.
+    fn try_take(&self) -> Option<Taken<'_, S>> {
+        let s = self.lock().pop()?;
+        Some(self.taken(s))
+    }
+
+    /// Searches every state of `jobs` into `found` (a state's value at its
+    /// index), with one searcher taken (waiting for it) and, for more than
+    /// one state, other idle ones up to `crew` in all, each on its own
+    /// thread. Fails as stopped once `cancel` is set.
+    fn search_all<G, T>(
+        &self,
+        game: &G,
+        jobs: &[u64],
+        found: &mut [Option<T>],
+        (crew_size, cancel): (usize, Option<&Cancel>),
+        search: &(impl Fn(&mut S, u64) -> T + Sync),
+    ) -> Result<(), Corrupted>
+    where
+        G: BookGame<Searcher = S>,
+        T: Copy + Send,
+    {
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let Some(first) = self.take(cancel) else {
+            return Err(Corrupted::stopped());
+        };
+        let mut crew = vec![first];
+        while crew.len() < jobs.len().min(crew_size) {
+            match self.try_take() {
+                Some(t) => crew.push(t),
+                None => break,
+            }
+        }
+        let next = AtomicUsize::new(0);
+        let stopped = || cancel.is_some_and(Cancel::is_cancelled);
+        // Each searcher takes the next state left until none is, or until
+        // another call waits for a searcher (all but the first), then goes
+        // back to the pool at once.
+        let work = |mut taken: Taken<'_, S>, lends: bool| -> Result<Vec<(usize, T)>, Corrupted> {
+            let Some(searcher) = taken.searcher.as_mut() else {
+                return Err(Corrupted::stopped());
+            };
+            game.set_cancel(searcher, cancel.cloned());
+            let mut done = Vec::new();
+            let mut result = Ok(());
+            loop {
+                if lends && self.waiting.load(Ordering::Relaxed) > 0 {
+                    break;
+                }
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&key) = jobs.get(j) else {
+                    break;
+                };
+                if stopped() {
+                    result = Err(Corrupted::stopped());
+                    break;
+                }
+                let v = search(searcher, key);
+                // The flag stays set once set: a search it stopped is seen
+                // here, and its meaningless answer thrown away.
+                if stopped() {
+                    result = Err(Corrupted::stopped());
+                    break;
+                }
+                done.push((j, v));
+            }
+            game.set_cancel(searcher, None);
+            drop(taken);
+            result.map(|()| done)
+        };
+        let mut results = Vec::with_capacity(crew.len());
+        let own = crew.remove(0);
+        std::thread::scope(|scope| {
+            let others: Vec<_> = crew
+                .into_iter()
+                .map(|t| scope.spawn(|| work(t, true)))
+                .collect();
+            results.push(work(own, false));
+            for h in others {
+                match h.join() {
+                    Ok(r) => results.push(r),
+                    // A search that panicked: the bug surfaces here too.
+                    Err(e) => std::panic::resume_unwind(e),
+                }
+            }
+        });
+        for r in results {
+            for (j, v) in r? {
+                found[j] = Some(v);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -301,17 +479,17 @@ impl<G: BookGame> LiveSearch<'static, G> {
 
 /// A searcher taken from the pool, put back when dropped (after a panic
 /// too: its table holds only proved bounds).
-struct Taken<'l, 'a, G: BookGame> {
-    live: &'l LiveSearch<'a, G>,
-    searcher: Option<G::Searcher>,
+struct Taken<'p, S: Send> {
+    pool: &'p Pool<S>,
+    searcher: Option<S>,
 }
 
-impl<G: BookGame> Drop for Taken<'_, '_, G> {
+impl<S: Send> Drop for Taken<'_, S> {
     fn drop(&mut self) {
         if let Some(s) = self.searcher.take() {
-            self.live.busy.fetch_sub(1, Ordering::Relaxed);
-            self.live.lock().push(s);
-            self.live.returned.notify_one();
+            self.pool.busy.fetch_sub(1, Ordering::Relaxed);
+            self.pool.lock().push(s);
+            self.pool.returned.notify_one();
         }
     }
 }
@@ -558,6 +736,52 @@ mod tests {
         // Both calls are over: the searcher is back.
         let state = c4("4444443322").key();
         assert!(live.value(game.canonical(state)).expect("answer").is_some());
+    }
+
+    #[test]
+    fn an_analysis_searches_its_moves_on_every_idle_searcher() {
+        let game = ConnectFour::from_variant("7x6").expect("variant");
+        let live = LiveSearch::with_searchers(game.clone(), None, 22, 2).expect("live");
+        let alone = LiveSearch::with_searchers(game.clone(), None, 22, 1).expect("live");
+        for m in ["445362", "4444443", "3344552"] {
+            let state = c4(m).key();
+            assert_eq!(
+                analyze(&game, &live, state).expect("answered"),
+                analyze(&game, &alone, state).expect("answered"),
+                "{m}"
+            );
+        }
+        assert_eq!(live.pool.peak.load(Ordering::Relaxed), 2);
+        assert_eq!(live.pool.busy.load(Ordering::Relaxed), 0, "all given back");
+    }
+
+    #[test]
+    fn a_call_waits_at_most_one_search_for_a_searcher_an_analysis_took() {
+        let game = ConnectFour::from_variant("7x6").expect("variant");
+        let live = LiveSearch::with_searchers(game.clone(), None, 22, 2).expect("live");
+        // Seven moves of a second or so each, on both searchers.
+        let hard = c4("4453").key();
+        let easy = game.canonical(c4("4444443322").key());
+        let (long, short) = std::thread::scope(|scope| {
+            let long = scope.spawn(|| {
+                let a = analyze(&game, &live, hard).expect("answered");
+                (Instant::now(), a)
+            });
+            while live.pool.busy.load(Ordering::Relaxed) < 2 && !long.is_finished() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let v = live.value(easy).expect("answered");
+            let short = Instant::now();
+            (long.join().expect("thread"), (short, v))
+        });
+        assert!(short.1.is_some());
+        assert_eq!(long.1.value.net, -2, "4453 is lost by 2");
+        // The easy call got the searcher the analysis lent as soon as one
+        // of its moves was searched, while the analysis went on.
+        assert!(
+            short.0 < long.0,
+            "the easy call waited for the whole analysis"
+        );
     }
 
     #[test]

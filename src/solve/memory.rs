@@ -197,6 +197,24 @@ pub(crate) fn zeroed_words(len: usize, bits: u32) -> Result<Box<[u64]>, TableErr
     Ok(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) })
 }
 
+use std::sync::atomic::AtomicU64;
+
+// `AtomicU64` is documented to have the size and bit validity of `u64`; the
+// alignment is checked here, so a zeroed `u64` buffer is a valid one.
+const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u64>());
+
+/// [`zeroed_words`] as atomic words, for a table several threads share:
+/// from a zeroed allocation too (building the atomics one by one would
+/// touch every page).
+pub(crate) fn zeroed_atomic_words(len: usize, bits: u32) -> Result<Box<[AtomicU64]>, TableError> {
+    let words: Box<[u64]> = zeroed_words(len, bits)?;
+    let raw = Box::into_raw(words) as *mut [AtomicU64];
+    // SAFETY: same size, alignment (asserted above) and bit validity; the
+    // box is reconstituted from the pointer it was turned into.
+    Ok(unsafe { Box::from_raw(raw) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

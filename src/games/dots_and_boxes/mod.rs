@@ -80,7 +80,7 @@ pub const INFO: GameInfo = GameInfo {
     search_help: Some(SearchHelp {
         subject: "Dots and Boxes past its tables",
         variant: "4x4",
-        sharing: TableSharing::SharedOut,
+        sharing: TableSharing::One,
     }),
     new: |spec| Ok(Arc::new(DotsAndBoxes::from_variant(spec)?)),
 };

@@ -184,6 +184,20 @@ pub trait BookGame: Game + Sync {
         let _ = (searcher, counter);
     }
 
+    /// True when the searchers [`BookGame::searchers`] makes share one
+    /// table, so that states searched at once on several of them use one
+    /// another's work: a live search then searches an analysis's moves on
+    /// every idle searcher at once, and the position after them. The
+    /// default, false, is for searchers with a table each: there an
+    /// analysis searches on one searcher, the position first, whose
+    /// search leaves bounds on its moves in the table for theirs (searched
+    /// on several, the moves would be searched again by the position's
+    /// search on one table; k-in-a-row's 5x5 start took half as long
+    /// again).
+    fn shares_tables(&self) -> bool {
+        false
+    }
+
     /// Makes `searchers` one pool, whose searches under way `busy` counts
     /// (the caller keeps it up to date: one more while a searcher
     /// searches): a game whose search can run on several threads lets each

@@ -40,6 +40,11 @@ impl BookGame for ConnectFour {
         (8u64 << table_bits) + (4u64 << table_bits) / 16
     }
 
+    /// One table, shared.
+    fn shares_tables(&self) -> bool {
+        true
+    }
+
     /// The table is shared: mapping it through the first solver maps it
     /// for all.
     fn prefault(&self, solvers: &mut [Solver]) {

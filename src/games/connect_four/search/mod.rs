@@ -122,7 +122,6 @@ pub type TableSizeError = TableError;
 pub struct Solver {
     table: Table,
     nodes: u64,
-    variant: Option<Variant>,
     book: Option<Arc<BookScores>>,
     /// Where a search adds its nodes as it goes, for progress displays.
     counter: Option<Arc<AtomicU64>>,
@@ -137,6 +136,8 @@ pub struct Solver {
     busy: Option<Arc<AtomicUsize>>,
     /// The helpers' handles on the table, made when first needed.
     helper_tables: Vec<Table>,
+    /// The nodes the helpers searched in the last search.
+    helper_nodes: u64,
 }
 
 impl Default for Solver {
@@ -181,7 +182,6 @@ impl Solver {
         Ok(Solver {
             table: Table::new(bits)?,
             nodes: 0,
-            variant: None,
             book: None,
             counter: None,
             cancel: None,
@@ -189,6 +189,7 @@ impl Solver {
             threads: 1,
             busy: None,
             helper_tables: Vec::new(),
+            helper_nodes: 0,
         })
     }
 
@@ -199,7 +200,6 @@ impl Solver {
         Solver {
             table: self.table.share(),
             nodes: 0,
-            variant: self.variant,
             book: self.book.clone(),
             counter: self.counter.clone(),
             cancel: self.cancel.clone(),
@@ -207,6 +207,7 @@ impl Solver {
             threads: self.threads,
             busy: self.busy.clone(),
             helper_tables: Vec::new(),
+            helper_nodes: 0,
         }
     }
 
@@ -227,10 +228,11 @@ impl Solver {
 
     /// Makes this solver one of a pool of [`Solver::threads`] threads
     /// whose searches under way `busy` counts (this one's included): a
-    /// search starts helpers only on the threads no search runs on, shared
-    /// evenly among the searches, and they stop, within a few thousand
-    /// nodes, as more searches start, so that the threads go to the
-    /// pool's searches first.
+    /// search runs helpers only on the threads no search runs on, shared
+    /// evenly among the searches. They stop, within a few thousand nodes,
+    /// as more searches start, so that the threads go to the pool's
+    /// searches first, and start again (within milliseconds) as searches
+    /// end.
     pub fn set_busy(&mut self, busy: Option<Arc<AtomicUsize>>) {
         self.busy = busy;
     }
@@ -391,10 +393,12 @@ impl Solver {
         // The table may have grown through another solver sharing it.
         self.table.refresh();
         let v = position.variant();
-        if self.variant != Some(v) {
+        if self
+            .table
+            .hold(u64::from(v.width()) << 8 | u64::from(v.height()))
+        {
             // Keys of different board sizes mean different positions.
             self.table.clear();
-            self.variant = Some(v);
         }
         let moves = position.moves() as i32;
         let cells = v.cells() as i32;
@@ -429,13 +433,20 @@ impl Solver {
             guess,
         };
         let busy = self.busy.as_deref();
-        // The pool's searches under way, this one included.
-        let running = busy.map_or(1, |b| b.load(Ordering::Relaxed).max(1));
+        // In a pool, a helper for every other thread: each runs while the
+        // pool's searches under way leave it a thread, so that a search
+        // left alone takes the threads the others give back.
         let helpers = if cells - moves >= PARALLEL_EMPTY {
-            helpers_allowed(self.threads, running)
+            self.threads - 1
         } else {
             0
         };
+        if helpers > 0 && busy.is_some_and(|b| b.load(Ordering::Relaxed) > 1) {
+            // Other searches of the pool run now, on other cores: the
+            // table is mapped first, or each page they map costs the
+            // others a TLB flush (see `Table::populate`).
+            self.table.populate();
+        }
         while self.helper_tables.len() < helpers {
             let t = self.table.share();
             self.helper_tables.push(t);
@@ -458,14 +469,15 @@ impl Solver {
             cancel,
             pool: busy.map(|b| (b, self.threads)),
         };
-        let (score, nodes, stopped) = if v == Variant::STANDARD {
+        let ended = if v == Variant::STANDARD {
             search_together(Standard, context, root)
         } else {
             search_together(v.geometry(), context, root)
         };
-        self.nodes += nodes;
-        self.stopped = stopped;
-        score
+        self.nodes += ended.nodes;
+        self.helper_nodes = ended.helper_nodes;
+        self.stopped = ended.stopped;
+        ended.score
     }
 }
 
@@ -527,20 +539,34 @@ impl Escalation {
         self.woken.notify_all();
     }
 
-    /// Waits for [`Escalation::start`] (true) or for `done` (false).
-    fn wait(&self, done: &AtomicBool) -> bool {
+    /// Waits for [`Escalation::start`] and for `allowed` (true), or for
+    /// `done` (false). `allowed` changes by itself (the pool's searches
+    /// come and go): while it says no, the wait looks again every
+    /// [`JOIN_CHECK`].
+    fn wait(&self, done: &AtomicBool, allowed: impl Fn() -> bool) -> bool {
         let mut started = self.started.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if done.load(Ordering::Acquire) {
                 return false;
             }
-            if *started {
+            if !*started {
+                started = self.woken.wait(started).unwrap_or_else(|p| p.into_inner());
+            } else if allowed() {
                 return true;
+            } else {
+                started = self
+                    .woken
+                    .wait_timeout(started, JOIN_CHECK)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
             }
-            started = self.woken.wait(started).unwrap_or_else(|p| p.into_inner());
         }
     }
 }
+
+/// How often a helper waiting for a thread of its pool looks whether one
+/// is free.
+const JOIN_CHECK: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// Plies below the root within which the helpers of a parallel search
 /// shuffle their move order.
@@ -558,12 +584,24 @@ struct Context<'a> {
     pool: Option<(&'a AtomicUsize, usize)>,
 }
 
+/// How a search ended.
+struct Ended {
+    /// The score (meaningless when stopped).
+    score: i32,
+    /// The nodes of every thread.
+    nodes: u64,
+    /// The nodes of the helpers alone.
+    helper_nodes: u64,
+    /// True when the cancel flag stopped it.
+    stopped: bool,
+}
+
 /// Solves `root` on this thread with the context's table, and on one more
-/// thread for each of its helpers. Returns the score, the nodes of all
-/// threads, and whether the search was stopped by the cancel flag. In a
-/// pool, helper `i` stops once the searches under way leave it no thread
-/// ([`helpers_allowed`]: `i` or fewer).
-fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -> (i32, u64, bool) {
+/// thread for each of its helpers. In a
+/// pool, helper `i` runs while the searches under way leave it a thread
+/// ([`helpers_allowed`]: more than `i`): it stops once they take it, and
+/// starts again once they give it back.
+fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -> Ended {
     let Context {
         table,
         helpers,
@@ -573,7 +611,13 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
         pool,
     } = context;
     if helpers.is_empty() {
-        return Search::new(g, table, book, counter, cancel).root(root);
+        let (score, nodes, stopped) = Search::new(g, table, book, counter, cancel).root(root);
+        return Ended {
+            score,
+            nodes,
+            helper_nodes: 0,
+            stopped,
+        };
     }
     // The first search to finish sets `done` and leaves its score.
     let done = AtomicBool::new(false);
@@ -589,43 +633,62 @@ fn search_together<G: Geometry + Send>(g: G, context: Context<'_>, root: Root) -
         }
         nodes
     };
-    let nodes = std::thread::scope(|scope| {
+    let (nodes, helper_nodes) = std::thread::scope(|scope| {
         let mut running = Vec::with_capacity(helpers.len());
         for (i, t) in helpers.iter_mut().enumerate() {
             let (done, finish, escalate) = (&done, &finish, &escalate);
+            let allowed = move || {
+                pool.is_none_or(|(busy, threads)| {
+                    helpers_allowed(threads, busy.load(Ordering::Relaxed)) > i
+                })
+            };
             running.push(scope.spawn(move || {
+                let mut nodes = 0;
                 // Most searches end within milliseconds: the helpers join
-                // only one that runs on.
-                if !escalate.wait(done) {
-                    return 0;
+                // only one that runs on, and while the pool has a thread
+                // for them. A helper the pool takes its thread back from
+                // waits to join again.
+                while escalate.wait(done, allowed) {
+                    // The table may have grown since this handle was made.
+                    t.refresh();
+                    let mut s = Search::new(g, t, book, counter, cancel);
+                    s.halt = Some(done);
+                    s.recall = pool.map(|(busy, threads)| (busy, threads, i));
+                    s.jitter = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                    s.jitter_until = root.moves + JITTER_PLIES;
+                    let (score, n, stopped) = s.root(root);
+                    nodes += finish((score, n, stopped));
+                    if !stopped || cancel.is_some_and(Cancel::is_cancelled) {
+                        break;
+                    }
                 }
-                // The table may have grown since this handle was made.
-                t.refresh();
-                let mut s = Search::new(g, t, book, counter, cancel);
-                s.halt = Some(done);
-                s.recall = pool.map(|(busy, threads)| (busy, threads, i));
-                s.jitter = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-                s.jitter_until = root.moves + JITTER_PLIES;
-                finish(s.root(root))
+                nodes
             }));
         }
         let mut s = Search::new(g, table, book, counter, cancel);
         s.halt = Some(&done);
-        s.escalate = Some(&escalate);
-        let mut nodes = finish(s.root(root));
+        s.escalate = Some((&escalate, pool));
+        let nodes = finish(s.root(root));
         // The main search ended (done, or cancelled): the helpers stop.
         done.store(true, Ordering::Release);
         escalate.wake();
+        let mut helper_nodes = 0;
         for h in running {
             // A helper that panicked has already unwound; its nodes are lost.
-            nodes += h.join().unwrap_or(0);
+            helper_nodes += h.join().unwrap_or(0);
         }
-        nodes
+        (nodes + helper_nodes, helper_nodes)
     });
-    if done.load(Ordering::Acquire) && !cancel.is_some_and(Cancel::is_cancelled) {
-        (score.load(Ordering::Acquire), nodes, false)
-    } else {
-        (0, nodes, true)
+    let stopped = !done.load(Ordering::Acquire) || cancel.is_some_and(Cancel::is_cancelled);
+    Ended {
+        score: if stopped {
+            0
+        } else {
+            score.load(Ordering::Acquire)
+        },
+        nodes,
+        helper_nodes,
+        stopped,
     }
 }
 
@@ -665,8 +728,9 @@ struct Search<'t, G: Geometry> {
     /// the pool's threads) leave fewer helpers than its index plus one.
     recall: Option<(&'t AtomicUsize, usize, usize)>,
     /// The main search of a parallel one starts its helpers through this
-    /// once it has run [`LONG_SEARCH`] nodes.
-    escalate: Option<&'t Escalation>,
+    /// once it has run [`LONG_SEARCH`] nodes and its pool (the count of
+    /// its searches under way, and its threads) leaves a helper a thread.
+    escalate: Option<(&'t Escalation, Option<(&'t AtomicUsize, usize)>)>,
     /// A helper's seed for shuffling its move order (0: no shuffling), and
     /// the number of stones below which it shuffles.
     jitter: u64,
@@ -729,10 +793,18 @@ impl<'t, G: Geometry> Search<'t, G> {
             self.table.grow();
         }
         if self.nodes >= LONG_SEARCH {
-            if let Some(e) = self.escalate.take() {
-                // Mapped before any helper runs: see `Table::populate`.
+            if let Some((e, pool)) = self.escalate {
+                // Mapped before any helper runs (see `Table::populate`),
+                // and before the pool's other searches fault its pages in
+                // one by one.
                 self.table.populate();
-                e.start();
+                // Helpers start only when one may run.
+                if pool.is_none_or(|(busy, threads)| {
+                    helpers_allowed(threads, busy.load(Ordering::Relaxed)) > 0
+                }) {
+                    e.start();
+                    self.escalate = None;
+                }
             }
         }
         if self.cancel.is_some_and(Cancel::is_cancelled)
@@ -1274,18 +1346,36 @@ mod tests {
             assert_eq!(together.solve_weak(&p), lone.solve_weak(&p), "{m}");
             assert_eq!(together.column_scores(&p), lone.column_scores(&p), "{m}");
         }
+    }
+
+    #[test]
+    fn a_helper_runs_while_its_pool_leaves_it_a_thread() {
+        // About 2.4 million nodes: long past the start of the helpers
+        // (LONG_SEARCH) and a node report, with time left to join.
+        let p = pos("44531");
+        let mut lone = Solver::with_table_bits(22).expect("size");
+        let expected = lone.solve(&p);
         // A pool whose other searcher is busy leaves no thread to help.
         let busy = Arc::new(AtomicUsize::new(2));
-        let mut pooled = Solver::with_table_bits(20).expect("size");
+        let mut pooled = Solver::with_table_bits(22).expect("size");
         pooled.set_threads(2);
         pooled.set_busy(Some(Arc::clone(&busy)));
-        let p = pos("4453312");
-        assert_eq!(pooled.solve(&p), lone.solve(&p));
-        assert!(pooled.helper_tables.is_empty(), "no helper started");
-        busy.store(1, Ordering::Relaxed);
+        assert_eq!(pooled.solve(&p), expected);
+        assert_eq!(pooled.helper_nodes, 0, "no helper ran");
+        // Once the other search ends, the helper joins this one.
         pooled.clear();
-        assert_eq!(pooled.solve(&p), lone.solve(&p));
-        assert_eq!(pooled.helper_tables.len(), 1, "one helper started");
+        let counter = Arc::new(AtomicU64::new(0));
+        pooled.set_node_counter(Some(Arc::clone(&counter)));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while counter.load(Ordering::Relaxed) == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                busy.store(1, Ordering::Relaxed);
+            });
+            assert_eq!(pooled.solve(&p), expected);
+        });
+        assert!(pooled.helper_nodes > 0, "the helper joined");
     }
 
     #[test]

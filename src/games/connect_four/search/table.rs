@@ -43,7 +43,7 @@ use std::sync::atomic::{
 };
 use std::sync::{Arc, Mutex};
 
-use crate::solve::memory::{zeroed_words, TableError};
+use crate::solve::memory::{zeroed_atomic_words, TableError};
 
 /// Smallest table: the check (64 bits minus those of the bucket) must fit
 /// in 46 bits beside the two bounds and at least 2 bits of work.
@@ -95,6 +95,10 @@ struct Shared {
     generation: AtomicU32,
     /// Set once the entries in use are mapped for writing.
     populated: AtomicBool,
+    /// What the entries are of (a board size, as [`Table::hold`] names
+    /// it; 0 for nothing yet): keys of different boards mean different
+    /// positions.
+    holds: AtomicU64,
 }
 
 /// `log2` of the entries a table starts with, when it is to be larger: 32
@@ -116,6 +120,7 @@ impl Table {
             current: Mutex::new(Arc::clone(&entries)),
             generation: AtomicU32::new(0),
             populated: AtomicBool::new(false),
+            holds: AtomicU64::new(0),
         });
         let mut t = Table {
             entries,
@@ -271,7 +276,9 @@ impl Table {
     /// threads those flushes took more time than the search (3.4 s of
     /// system time on a 512 MiB table, against 0.4 s to map it first).
     pub(crate) fn populate(&mut self) {
-        if self.shared.populated.swap(true, Relaxed) {
+        // Looked at before it is set: searches call this every few
+        // thousand nodes.
+        if self.shared.populated.load(Relaxed) || self.shared.populated.swap(true, Relaxed) {
             return;
         }
         let words = &self.entries[..];
@@ -281,6 +288,16 @@ impl Table {
             words.as_ptr().cast(),
             std::mem::size_of_val(words),
         );
+    }
+
+    /// Makes the table hold the positions of `board` (any nonzero tag of
+    /// a board size), for every handle: true when it held another board's,
+    /// which the caller then clears (a new table holds none: nothing to
+    /// clear). Of handles that start on the same new board at once, one
+    /// clears it.
+    pub(crate) fn hold(&self, board: u64) -> bool {
+        let before = self.shared.holds.swap(board, Relaxed);
+        before != 0 && before != board
     }
 
     /// True once the entries in use are mapped for writing (through any
@@ -445,22 +462,12 @@ impl Table {
     }
 }
 
-// `AtomicU64` is documented to have the size and bit validity of `u64`; the
-// alignment is checked here, so a zeroed `u64` buffer is a valid one.
-const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
-const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u64>());
-
-/// The zeroed atomic words of a table of `2^bits` entries and 8 more,
-/// from a zeroed allocation (which the kernel maps lazily, so an unused
-/// table costs no memory, where building the atomics one by one would
-/// touch every page), advised to huge pages; an error, not an abort, when
-/// the allocator refuses.
+/// The zeroed atomic words of a table of `2^bits` entries and 8 more
+/// ([`zeroed_atomic_words`]: the kernel maps them lazily, so an unused
+/// table costs no memory), advised to huge pages; an error, not an abort,
+/// when the allocator refuses.
 fn zeroed_atomics(bits: u32) -> Result<Arc<Box<[AtomicU64]>>, TableError> {
-    let words: Box<[u64]> = zeroed_words((1usize << bits) + 8, bits)?;
-    let raw = Box::into_raw(words) as *mut [AtomicU64];
-    // SAFETY: same size, alignment (asserted above) and bit validity; the
-    // box is reconstituted from the pointer it was turned into.
-    let atomics: Box<[AtomicU64]> = unsafe { Box::from_raw(raw) };
+    let atomics = zeroed_atomic_words((1usize << bits) + 8, bits)?;
     advise_huge_pages(&atomics);
     Ok(Arc::new(atomics))
 }

@@ -57,6 +57,7 @@ use table::{Entry, Table, NO_MOVE};
 const BORDER: u8 = u8::MAX;
 
 /// The board as the search reads it.
+#[derive(Clone)]
 struct Board {
     /// Every edge.
     all: u64,
@@ -463,6 +464,21 @@ impl Solver {
         })
     }
 
+    /// Another solver on the same table, to search at the same time as
+    /// this one (on another thread): what one proves, the other uses.
+    /// Clearing either clears the table for both.
+    pub fn sharing(&self) -> Solver {
+        Solver {
+            board: self.board.clone(),
+            table: self.table.share(),
+            nodes: 0,
+            counted: 0,
+            counter: self.counter.clone(),
+            cancel: self.cancel.clone(),
+            stopped: false,
+        }
+    }
+
     /// The bytes of the table of a solver of `game` made with `bits`.
     pub fn table_bytes(game: &DotsAndBoxes, bits: u32) -> u64 {
         Table::bytes(game.edges, bits)
@@ -732,20 +748,12 @@ impl Solver {
     }
 }
 
-/// Each of `n` searchers' share of `2^table_bits` words, rounded down to a
-/// power of two (at least `2^10`).
-fn share(n: usize, table_bits: u32) -> u32 {
-    table_bits
-        .saturating_sub(n.max(1).next_power_of_two().trailing_zeros())
-        .max(10)
-}
-
 impl BookGame for DotsAndBoxes {
     type Searcher = Solver;
 
-    /// Entries are one word: `2^table_bits` words in all, shared out among
-    /// the searchers (each has its own table; boards of more than 48 edges
-    /// need at least `2^(edges - 38)` words each).
+    /// Entries are one word: one table of `2^table_bits` words, shared by
+    /// the searchers (boards of more than 48 edges need at least
+    /// `2^(edges - 38)` words).
     fn table_bits_range(&self) -> std::ops::RangeInclusive<u32> {
         11..=34
     }
@@ -761,21 +769,18 @@ impl BookGame for DotsAndBoxes {
             }
             .into());
         }
-        let n = n.max(1);
-        let mut all = Vec::with_capacity(n);
-        for _ in 0..n {
-            all.push(Solver::try_new(self, share(n, table_bits))?);
-        }
+        let first = Solver::try_new(self, table_bits)?;
+        let mut all: Vec<Solver> = (1..n.max(1)).map(|_| first.sharing()).collect();
+        all.push(first);
         Ok(all)
     }
 
-    fn table_bytes(&self, n: usize, table_bits: u32) -> u64 {
-        let n = n.max(1);
-        (n as u64).saturating_mul(Solver::table_bytes(self, share(n, table_bits)))
+    fn table_bytes(&self, _n: usize, table_bits: u32) -> u64 {
+        Solver::table_bytes(self, table_bits)
     }
 
-    /// What each searcher's table was measured to need, times the
-    /// searchers (the size is shared out): 2^29 words for the starts of
+    /// What one search was measured to need, times the searchers (which
+    /// share the table and search at once): 2^29 words for the starts of
     /// 36 edges or more (3x5 and 4x4 take six minutes with it, several
     /// times longer with 2^26), 2^26 up to 35, and 2^22 on the boards of
     /// the tables (the 3x4 start needs no more).
@@ -786,6 +791,11 @@ impl BookGame for DotsAndBoxes {
             _ => 22,
         };
         each + n.max(1).next_power_of_two().trailing_zeros()
+    }
+
+    /// One table, shared.
+    fn shares_tables(&self) -> bool {
+        true
     }
 
     fn set_cancel(&self, solver: &mut Solver, cancel: Option<Cancel>) {
@@ -862,6 +872,37 @@ mod tests {
         search_agrees_with_the_table("2x3", 40);
         search_agrees_with_the_table("2x4", 40);
         search_agrees_with_the_table("3x3", 10);
+    }
+
+    #[test]
+    fn solvers_sharing_a_table_on_several_threads_stay_exact() {
+        // Every key shares its bucket with many (2^12 entries for 2^24
+        // states), so the threads' stores meet in the same buckets.
+        let game = DotsAndBoxes::from_variant("3x3").unwrap();
+        let table = crate::solve::dense::solve_dense(&game, &NoProgress).unwrap();
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let states: Vec<u64> = (0..400)
+            .map(|i| random_state(&mut seed, game.edge_count(), 4 + i % 16))
+            .collect();
+        let first = Solver::new(&game, 12);
+        let mut solvers = [first.sharing(), first.sharing(), first];
+        std::thread::scope(|scope| {
+            for (t, solver) in solvers.iter_mut().enumerate() {
+                let (states, table, game) = (&states, &table, &game);
+                scope.spawn(move || {
+                    // Each thread walks the list from another start.
+                    for i in 0..states.len() {
+                        let state = states[(i + 130 * t) % states.len()];
+                        assert_eq!(
+                            solver.value(state),
+                            i32::from(table.values()[state as usize]),
+                            "{}",
+                            game.format_position(state)
+                        );
+                    }
+                });
+            }
+        });
     }
 
     #[test]

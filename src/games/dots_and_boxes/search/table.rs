@@ -16,13 +16,23 @@
 //!
 //! Buckets are four entries, 32 bytes inside one cache line (the table
 //! starts on a 64-byte boundary), so a probe is one memory access.
+//!
+//! Several solvers may share one table ([`Table::share`]), each on its own
+//! thread, without a lock: every entry is one atomic word, so a probe reads
+//! a whole entry or none. Two stores into a bucket at once may lose one of
+//! them or keep a key twice; every entry kept is still a proved bound of
+//! its own key, which is all a search needs.
 //! Replacement has two tiers: entries 0 and 1 keep the positions with the
 //! most free edges (the largest subtrees), entries 2 and 3 take the rest,
 //! first in, first out. A new position worth at least the lesser entry of
 //! the first tier takes its place and moves it down to the second.
 
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
 use crate::core::platform::advise_huge_pages_table;
-use crate::solve::memory::{zeroed_words, TableError};
+use crate::solve::memory::{zeroed_atomic_words, TableError};
 
 const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Entries per bucket.
@@ -71,11 +81,11 @@ pub(super) struct Place {
     check: u64,
 }
 
-/// A table of `2^bits` one-word entries.
+/// A table of `2^bits` one-word entries, or a handle on one shared.
 pub(super) struct Table {
     /// Eight words more than the table, so that it can start on a cache
     /// line (zeroed memory, handed over as it is touched).
-    words: Box<[u64]>,
+    words: Arc<Box<[AtomicU64]>>,
     /// The index of the first word of the table in `words`.
     base: usize,
     /// The key's bits: `2^E - 1`.
@@ -107,21 +117,35 @@ impl Table {
     pub(super) fn new(edges: u32, bits: u32) -> Result<Table, TableError> {
         let bucket_bits = Table::bucket_bits(edges, bits);
         let edges = edges.clamp(1, 63);
-        let words = zeroed_words((WAYS << bucket_bits) + 8, bits)?;
+        let words = zeroed_atomic_words((WAYS << bucket_bits) + 8, bits)?;
         advise_huge_pages_table(words.as_ptr().cast(), words.len() * 8);
         let misalign = words.as_ptr() as usize / 8 % 8;
         Ok(Table {
             base: (8 - misalign) % 8,
-            words,
+            words: Arc::new(words),
             key_mask: (1u64 << edges) - 1,
             check_bits: edges - bucket_bits,
             bucket_mask: (1usize << bucket_bits) - 1,
         })
     }
 
-    /// Empties the table.
+    /// Another handle on the same table, for a solver on another thread:
+    /// what one stores, the other finds.
+    pub(super) fn share(&self) -> Table {
+        Table {
+            words: Arc::clone(&self.words),
+            base: self.base,
+            key_mask: self.key_mask,
+            check_bits: self.check_bits,
+            bucket_mask: self.bucket_mask,
+        }
+    }
+
+    /// Empties the table (for every handle on it).
     pub(super) fn clear(&mut self) {
-        self.words.fill(0);
+        for w in self.words.iter() {
+            w.store(0, Relaxed);
+        }
     }
 
     /// The bucket and check of `key`.
@@ -138,20 +162,22 @@ impl Table {
     pub(super) fn probe(&self, place: Place) -> Option<Entry> {
         self.words[place.at..place.at + WAYS]
             .iter()
-            .find(|&&w| w != 0 && w >> 24 == place.check)
-            .map(|&w| Entry::unpack(w))
+            .map(|w| w.load(Relaxed))
+            .find(|&w| w != 0 && w >> 24 == place.check)
+            .map(Entry::unpack)
     }
 
     /// Keeps `entry` for the key at `place` (over its old entry, if any).
     pub(super) fn store(&mut self, place: Place, entry: Entry) {
         debug_assert!(entry.free > 0, "a stored entry is never all zero");
         let word = entry.pack(place.check);
-        let bucket = &mut self.words[place.at..place.at + WAYS];
-        if let Some(w) = bucket
-            .iter_mut()
-            .find(|w| **w != 0 && **w >> 24 == place.check)
+        let cells = &self.words[place.at..place.at + WAYS];
+        let bucket: [u64; WAYS] = std::array::from_fn(|i| cells[i].load(Relaxed));
+        if let Some(i) = bucket
+            .iter()
+            .position(|&w| w != 0 && w >> 24 == place.check)
         {
-            *w = word;
+            cells[i].store(word, Relaxed);
             return;
         }
         let free = |w: u64| (w >> 18 & 63) as u32;
@@ -164,12 +190,12 @@ impl Table {
         };
         let first = lesser(0, 1);
         // The second tier is first in, first out.
-        bucket[3] = bucket[2];
+        cells[3].store(bucket[2], Relaxed);
         if entry.free >= free(bucket[first]) {
-            bucket[2] = bucket[first];
-            bucket[first] = word;
+            cells[2].store(bucket[first], Relaxed);
+            cells[first].store(word, Relaxed);
         } else {
-            bucket[2] = word;
+            cells[2].store(word, Relaxed);
         }
     }
 }
