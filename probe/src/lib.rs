@@ -40,9 +40,9 @@
 //! assert_eq!(start.to_move, "X");
 //!
 //! // Every legal move, best first, each with the value it leads to (moves
-//! // are named by cell number, 0 to 15 row-major).
+//! // are named by their coordinates, a1 to d4; cell numbers are read too).
 //! assert_eq!(start.moves.len(), 16);
-//! assert!(start.best_moves().any(|m| m.name == "5"));
+//! assert!(start.best_moves().any(|m| m.name == "b2"));
 //! assert!(start.moves.iter().all(|m| m.value <= start.value));
 //!
 //! // The line of perfect play to the end.

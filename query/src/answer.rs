@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use boardsolve::analysis::WeakAnalysis;
-use boardsolve::render::{plain, signed, Presentation};
+use boardsolve::render::{even_word, plain, signed, Presentation};
 use boardsolve::{Analysis, Move, MoveMark, Outcome};
 
 /// Terminal colours for a move's value: green when it wins for the player
@@ -36,7 +36,7 @@ pub fn human(
     let verdict = match result.signum() {
         1 => format!("a win for {me}"),
         -1 => format!("a loss for {me}"),
-        _ => "a tie".to_owned(),
+        _ => format!("a {}", even_word(game)),
     };
     let _ = writeln!(
         o,
@@ -101,12 +101,12 @@ pub fn human(
     o
 }
 
-/// `win`, `draw` or `loss` for a weak result.
-fn weak_word(result: i32) -> &'static str {
+/// `win`, the game's even word or `loss` for a weak result.
+fn weak_word(game: &dyn Presentation, result: i32) -> &'static str {
     match result.signum() {
         1 => "win",
         -1 => "loss",
-        _ => "draw",
+        _ => even_word(game),
     }
 }
 
@@ -125,15 +125,19 @@ pub fn weak_human(game: &dyn Presentation, w: &WeakAnalysis) -> String {
     }
     let _ = writeln!(
         o,
-        "Result:     {} for {me} (weak: win, draw or loss only)",
-        weak_word(w.result)
+        "Result:     {} for {me} (weak: {} only)",
+        weak_word(game, w.result),
+        match game.even_result() {
+            Some(even) => format!("win, {even} or loss"),
+            None => "win or loss".to_owned(),
+        }
     );
     let best: Vec<String> = w.best_moves().map(|m| game.format_move(m)).collect();
     let _ = writeln!(o, "Best moves: {}", best.join(" "));
     let moves: Vec<String> = w
         .moves
         .iter()
-        .map(|&(m, r)| format!("{}:{}", game.format_move(m), weak_word(r)))
+        .map(|&(m, r)| format!("{}:{}", game.format_move(m), weak_word(game, r)))
         .collect();
     let _ = writeln!(o, "Moves:      {}", moves.join(" "));
     o

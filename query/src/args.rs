@@ -183,7 +183,7 @@ pub enum Command {
     ///
     /// Shows the board, the side to move, the exact value, every legal
     /// move's value and the best moves; then reads commands: a move, `pass`
-    /// (only when forced), `undo`, `redo`, `restart`, `go POSITION`, `pv`,
+    /// (in a game with forced passes, when forced), `undo`, `redo`, `restart`, `go POSITION`, `pv`,
     /// `best`, `show`, `history`, `help`, `quit`. At the end of a game it
     /// gives the final score and each side's mistakes.
     ///

@@ -7,7 +7,7 @@
 //! line editor when stdin is a terminal, and [`run`] sets it up from the
 //! command line.
 
-use boardsolve::render::signed;
+use boardsolve::render::{even_word, signed};
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
@@ -121,8 +121,7 @@ pub struct Session<'a> {
 const HELP: &str = "\
 Commands:
   MOVE             play a move: {moves}
-  pass             pass, when the rules force it (no legal move)
-  undo [N], u      take back the last move (with a computer player: back to
+{pass}  undo [N], u      take back the last move (with a computer player: back to
                    your previous turn), or N moves
   redo [N], r      play again what undo took back (with a computer player:
                    up to your next turn), or N moves
@@ -207,7 +206,16 @@ impl<'a> Session<'a> {
             "quit" | "q" | "exit" => return Ok(Control::Quit),
             "help" | "h" | "?" => {
                 let moves = boardsolve::cli::wrap(self.game.move_notation(), 78, 31, 19);
-                let _ = writeln!(out, "{}", HELP.replace("{moves}", &moves));
+                let pass = if self.game.has_passes() {
+                    "  pass             pass, when the rules force it (no legal move)\n"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    HELP.replace("{moves}", &moves).replace("{pass}", pass)
+                );
             }
             "show" | "board" => self.show(out)?,
             "undo" | "u" | "back" => self.undo(arg, out)?,
@@ -287,6 +295,14 @@ impl<'a> Session<'a> {
     }
 
     fn pass(&mut self, out: &mut String) -> Result<()> {
+        if !self.game.has_passes() {
+            let _ = writeln!(
+                out,
+                "There is no passing in {}: type a move (`help` lists the commands).",
+                self.game.descriptor().name
+            );
+            return Ok(());
+        }
         let p = self.position();
         let a = self.analyze(&p)?;
         let me = self.game.player_name(p.to_move);
@@ -418,13 +434,17 @@ impl<'a> Session<'a> {
             let verdict = match f.signum() {
                 1 => format!("{first} wins"),
                 -1 => format!("{second} wins"),
-                _ => "a tie".to_owned(),
+                _ => format!("a {}", even_word(game)),
             };
-            let _ = writeln!(
-                out,
-                "Final score: {} ({first}'s points minus {second}'s): {verdict}.",
-                signed(f)
-            );
+            if game.counts_points() {
+                let _ = writeln!(
+                    out,
+                    "Final score: {} ({first}'s points minus {second}'s): {verdict}.",
+                    signed(f)
+                );
+            } else {
+                let _ = writeln!(out, "Result: {verdict}.");
+            }
         }
         for player in [Player::First, Player::Second] {
             let name = game.player_name(player);

@@ -120,9 +120,18 @@ fn human(
         Ok(reports) => {
             let _ = writeln!(
                 o,
-                "\nHeuristics (counted over the {} where the side to move has a real move, not a pass; \
+                "\nHeuristics (counted over the {} where the side to move has {}; \
                  a heuristic fails where some move it picks is not perfect):",
-                if s.dense { "positions" } else { "canonical states" }
+                if s.dense {
+                    "positions"
+                } else {
+                    "canonical states"
+                },
+                if g.has_passes() {
+                    "a real move, not a pass"
+                } else {
+                    "a move"
+                }
             );
             if reports.is_empty() {
                 let _ = writeln!(o, "  (none for this game)");
@@ -190,10 +199,17 @@ fn human(
 }
 
 fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, second: &str) {
+    // "ties" or "draws", the game's own word; nothing for a game that
+    // always has a winner.
+    let evens = g.even_result().map(|w| format!("{w}s"));
     let kind = if s.dense {
         "positions (every key: the file stores all, no symmetry reduction)"
     } else if s.complete {
-        "canonical states (one per symmetry class, forced-pass states included)"
+        if g.has_passes() {
+            "canonical states (one per symmetry class, forced-pass states included)"
+        } else {
+            "canonical states (one per symmetry class)"
+        }
     } else {
         "canonical states of an opening book (the positions of its first moves only)"
     };
@@ -208,12 +224,14 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
         Some([a, b, c]) => {
             let _ = writeln!(
                 o,
-                "{ends}: {} state{}: {first} wins {}, {second} wins {}, ties {}",
+                "{ends}: {} state{}: {first} wins {}, {second} wins {}{}",
                 grouped(t.count.into()),
                 plural(t.count),
                 grouped(a.into()),
                 grouped(b.into()),
-                grouped(c.into())
+                evens
+                    .as_ref()
+                    .map_or(String::new(), |w| format!(", {w} {}", grouped(c.into())))
             );
         }
         None => {
@@ -229,8 +247,13 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
 
     let _ = writeln!(
         o,
-        "\nComplete games (every move sequence from the start to the end, forced passes \
-         included; symmetric games counted apart):"
+        "\nComplete games (every move sequence from the start to the end{}; symmetric games \
+         counted apart):",
+        if g.has_passes() {
+            ", forced passes included"
+        } else {
+            ""
+        }
     );
     match &s.playouts {
         Ok(Outcomes {
@@ -239,20 +262,21 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
             second_wins,
             ties,
         }) => {
-            let rows = [
-                ("games", *games),
-                (&*format!("{first} wins"), *first_wins),
-                (&*format!("{second} wins"), *second_wins),
-                ("ties", *ties),
+            let mut rows = vec![
+                ("games".to_owned(), *games),
+                (format!("{first} wins"), *first_wins),
+                (format!("{second} wins"), *second_wins),
             ];
+            rows.extend(evens.clone().map(|w| (w, *ties)));
             let width = rows.iter().map(|r| grouped(r.1).len()).max().unwrap_or(1);
+            let names = rows.iter().map(|r| r.0.len()).max().unwrap_or(8).max(8);
             for (name, n) in rows {
                 let pct = if name == "games" {
                     String::new()
                 } else {
                     format!("  {:>6}", percent(n, *games))
                 };
-                let _ = writeln!(o, "  {name:<8} {:>width$}{pct}", grouped(n));
+                let _ = writeln!(o, "  {name:<names$} {:>width$}{pct}", grouped(n));
             }
         }
         Err(note) => {

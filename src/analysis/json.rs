@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use crate::analysis::{Analysis, QueryError, WeakAnalysis};
 use crate::core::{LayoutKind, Move};
 use crate::db::Database;
-use crate::render::Presentation;
+use crate::render::{even_word, Presentation};
 
 /// The index of a result's class: 0 a loss, 1 a tie, 2 a win.
 fn outcome_index(result: i32) -> usize {
@@ -352,8 +352,9 @@ pub fn error(input: Option<&str>, message: &str) -> String {
 /// static explorer's worker, from the same function): its name and
 /// variant, its database (`records`, `complete`, `file`: none when the
 /// game is answered by search alone), whether positions past a book are
-/// searched, the game in one line (`about`), and each player's name and
-/// pieces, so that a page can say who plays what without naming a game.
+/// searched, the game in one line (`about`), its word for an even result
+/// (`even`: `draw` or `tie`), and each player's name and pieces, so that a
+/// page can say who plays what without naming a game.
 pub fn served(
     game: &dyn Presentation,
     about: &str,
@@ -374,6 +375,7 @@ pub fn served(
         .num("searched_past_the_book", searched_past_the_book)
         .num("file", db.is_some())
         .str("about", about)
+        .str("even", even_word(game))
         .with("players", |o| {
             array(o, [Player::First, Player::Second], |o, player| {
                 Fields::open(o)

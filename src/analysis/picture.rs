@@ -3,7 +3,7 @@
 
 use crate::analysis::Analysis;
 use crate::core::Player;
-use crate::render::{signed, Presentation};
+use crate::render::{even_word, signed, Presentation};
 
 /// The title line of a position's SVG picture: the side to move, the value
 /// and who wins, as the text answer says them, and by how much when the
@@ -22,7 +22,7 @@ pub fn title(game: &dyn Presentation, a: &Analysis) -> String {
         match f.signum() {
             1 => format!("a win for {first} by {f}"),
             -1 => format!("a win for {second} by {}", -f),
-            _ => "a tie".to_owned(),
+            _ => format!("a {}", even_word(game)),
         }
     });
     if a.is_terminal() {
@@ -36,7 +36,7 @@ pub fn title(game: &dyn Presentation, a: &Analysis) -> String {
     let verdict = by_margin.unwrap_or_else(|| match a.result().signum() {
         1 => format!("a win for {me}"),
         -1 => format!("a loss for {me}"),
-        _ => "a tie".to_owned(),
+        _ => format!("a {}", even_word(game)),
     });
     format!("{me} to move: value {} ({verdict})", signed(a.score))
 }

@@ -62,6 +62,27 @@ pub trait Presentation: Game {
     /// coordinate like c3`).
     fn move_notation(&self) -> &'static str;
 
+    /// The word people use for the game's even result, in text for them:
+    /// `draw` where nobody wins (Connect Four, k-in-a-row), `tie` where the
+    /// scores are equal (British Square, Dots and Boxes); `None` for a game
+    /// that always has a winner (Dandelions). JSON says UWAPI's `tie` for
+    /// every game.
+    fn even_result(&self) -> Option<&'static str>;
+
+    /// True when the game's result is a score of points (British Square's
+    /// pieces, Dots and Boxes' boxes, Dandelions' flowers or gaps); false
+    /// for a game that is only won, lost or drawn (Connect Four,
+    /// k-in-a-row), whose texts then give the result without points.
+    fn counts_points(&self) -> bool {
+        true
+    }
+
+    /// True when a player can have no move but to pass (British Square);
+    /// texts about other games never mention passes.
+    fn has_passes(&self) -> bool {
+        false
+    }
+
     /// What a layer of the game counts, for table headers (`pieces` in
     /// British Square, `edges` in Dots and Boxes).
     fn layer_name(&self) -> &'static str {
@@ -77,6 +98,12 @@ pub fn signed(v: i32) -> String {
     } else {
         format!("{v:+}")
     }
+}
+
+/// The word for an even result in `game`'s text ([`Presentation::even_result`];
+/// `tie` for a game that has none, where no even result is ever shown).
+pub fn even_word(game: &dyn Presentation) -> &'static str {
+    game.even_result().unwrap_or("tie")
 }
 
 /// The identity style for [`Presentation::render_move_map`]: no colours.

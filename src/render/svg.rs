@@ -263,19 +263,22 @@ impl Svg {
         self.out.push_str("</g>\n");
     }
 
-    /// The legend in the band starting at `y`: a swatch per outcome and the
+    /// The legend in the band starting at `y`: a swatch per outcome (the
+    /// even one named `even`, left out for a game that has none) and the
     /// mark of the best moves, centred on `width`.
-    pub fn legend(&mut self, width: i32, y: i32) {
+    pub fn legend(&mut self, width: i32, y: i32, even: Option<&str>) {
         let items = [
-            (Outcome::Win, "win"),
-            (Outcome::Tie, "tie"),
-            (Outcome::Loss, "loss"),
+            (Outcome::Win, Some("win")),
+            (Outcome::Tie, even),
+            (Outcome::Loss, Some("loss")),
         ];
-        // Four items of about 90 pixels, the last one wider.
-        let total = 3 * 80 + 130;
+        let shown = items.iter().filter(|(_, label)| label.is_some()).count() as i32;
+        // Items of about 80 pixels, the last one wider.
+        let total = shown * 80 + 130;
         let mut x = (width - total) / 2;
         let cy = y + LEGEND_HEIGHT / 2;
         for (outcome, label) in items {
+            let Some(label) = label else { continue };
             self.rect(x, cy - 9, 18, 18, Paint::new(fill(outcome), ink(outcome)));
             self.text(x + 24, cy, Font::new(13, "#222222").anchor("start"), label);
             x += 80;

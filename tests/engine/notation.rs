@@ -47,3 +47,61 @@ proptest! {
         }
     }
 }
+
+/// Every move a game prints reads back as the same move, and the move list
+/// of the names played reads back as the same position (British Square and
+/// k-in-a-row name cells by coordinates, which their numbers also name).
+/// A game that passes or ends even says so in its presentation: its text
+/// names only what it has.
+#[test]
+fn every_printed_move_reads_back() {
+    // A xorshift: the games played need only differ from each other.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let games = GAMES.iter().copied().chain([
+        ("k-in-a-row", "3x3,k=3", "start"),
+        ("k-in-a-row", "4x5,k=4", "start"),
+    ]);
+    for (name, variant, start) in games {
+        let game = AnyGame::new(name, variant).unwrap();
+        let g = game.present();
+        let (mut saw_pass, mut saw_even) = (false, false);
+        for _ in 0..300 {
+            let mut p = g.parse(start).unwrap();
+            let mut edges: Vec<Edge> = Vec::new();
+            loop {
+                edges.clear();
+                g.moves(p.state, &mut edges);
+                if edges.is_empty() {
+                    saw_even |= p.lead == Some(0);
+                    break;
+                }
+                for e in &edges {
+                    let text = g.format_move(e.mv);
+                    assert_eq!(
+                        g.parse_move(p.state, &text),
+                        Ok(e.mv),
+                        "{name} {variant}: {text:?} in {}",
+                        g.format_full(&p)
+                    );
+                    saw_pass |= e.mv == boardsolve::Move::PASS;
+                }
+                p = p.play(&edges[next(edges.len())]);
+            }
+        }
+        assert!(!saw_pass || g.has_passes(), "{name} passes");
+        assert!(!saw_even || g.even_result().is_some(), "{name} ends even");
+    }
+    // Those that do, seen in play: British Square passes, and every game
+    // but Dandelions can end even.
+    let bsq = AnyGame::new("british-square", "4x4").unwrap();
+    assert!(bsq.present().has_passes());
+    assert_eq!(bsq.present().even_result(), Some("tie"));
+    let c4 = AnyGame::new("connect-four", "7x6").unwrap();
+    assert_eq!(c4.present().even_result(), Some("draw"));
+}

@@ -24,7 +24,8 @@ position gives the score so far, ``final`` (A's boxes minus B's at the end):
 
 where a position's ``value`` is its ``net`` for the side to move and a move's
 ``value`` is the mover's net through that move. Moves come in increasing cell
-or edge order. The game is picked from the header's game name.
+or edge order, named as ``query`` names them (a British Square cell by its
+coordinate, ``c3``; an edge by its number). The game is picked from the header's game name.
 
 A bad position prints ``{"input": ..., "error": ...}`` and makes the exit
 status 1 at the end; a bad database file exits 3 at once, and so does a
@@ -946,6 +947,14 @@ class BritishSquare:
         material = bin(xmask).count("1") - bin(omask).count("1")
         return material + (net if side == X else -net)
 
+    def move_name(self, move):
+        """A move as ``query`` names it: the cell's coordinate (column
+        letter from ``a``, row number from 1 at the top), or ``pass``."""
+        if move == "pass":
+            return move
+        row, col = divmod(move, self.n)
+        return f"{chr(ord('a') + col)}{row + 1}"
+
     def notation(self, pos):
         """Board notation with rows separated by '/' and the side to move."""
         xmask, omask, side = pos
@@ -1354,7 +1363,7 @@ def analyse(db, text):
     moves = []
     for move in game.moves(pos):
         child_value, child_remoteness = value_of(game.play(pos, move))
-        moves.append({"move": str(move), "value": child_value,
+        moves.append({"move": game.move_name(move), "value": child_value,
                       "remoteness": child_remoteness})
     return {"position": game.notation(pos), "to_move": SIDES[pos[2]],
             "value": value, "remoteness": remoteness, "moves": moves}

@@ -47,6 +47,7 @@ fn json_answer_has_every_move_best_first() {
         .iter()
         .map(|b| b.as_str().unwrap())
         .collect();
+    let side = j["position"].as_str().unwrap().split('/').count();
     for m in moves {
         let v = m["value"].as_i64().unwrap();
         assert!(v <= j["value"].as_i64().unwrap());
@@ -54,10 +55,15 @@ fn json_answer_has_every_move_best_first() {
             best.contains(&m["move"].as_str().unwrap()),
             m["value"] == j["value"]
         );
-        assert_eq!(
-            m["cell"].as_u64().unwrap().to_string(),
-            m["move"].as_str().unwrap()
+        // A move is named by its cell's coordinate: column letter, row
+        // from 1 at the top.
+        let cell = m["cell"].as_u64().unwrap() as usize;
+        let coordinate = format!(
+            "{}{}",
+            (b'a' + (cell % side) as u8) as char,
+            cell / side + 1
         );
+        assert_eq!(coordinate, m["move"].as_str().unwrap());
     }
     assert_eq!(
         j["pv"].as_array().unwrap().len() as u64,

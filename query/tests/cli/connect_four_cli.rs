@@ -269,7 +269,7 @@ fn playing_against_itself_from_a_late_position_ends_as_promised() {
     let verdict = match score.signum() {
         1 => format!("{first_mover} wins"),
         -1 => format!("{} wins", if first_mover == "X" { "O" } else { "X" }),
-        _ => "a tie".to_owned(),
+        _ => "a draw".to_owned(),
     };
     assert!(text.contains(&verdict), "{verdict}: {text}");
 }

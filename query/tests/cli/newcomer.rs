@@ -83,7 +83,18 @@ fn errors_quote_the_input_once_and_blame_the_wrong_token() {
 
     let a = query_in(defaults()).arg("a1 zz").assert().code(1);
     let err = stderr_of(&a);
-    assert!(err.contains("0..24, a coordinate a1..e5 or pass"), "{err}");
+    assert!(
+        err.contains("move 2: \"zz\" is not a move: expected a coordinate a1 to e5, a cell number 0 to 24 or pass"),
+        "{err}"
+    );
+    // A word that is neither a board nor a move is named, with what was
+    // expected in its place.
+    let a = query_in(defaults()).arg("z9").assert().code(1);
+    let err = stderr_of(&a);
+    assert!(
+        err.contains("\"z9\" is not a move: expected a coordinate"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -34,6 +34,11 @@ fn db(name: &str) -> PathBuf {
                 let sol = solve_dense(&game, &NoProgress).unwrap();
                 boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
             }
+            "ttt" => {
+                let game = boardsolve::registry::AnyGame::new("k-in-a-row", "").unwrap();
+                let sol = game.solve(&NoProgress).unwrap();
+                boardsolve::db::write_database(&path, game.game().descriptor(), &sol).unwrap();
+            }
             _ => unreachable!(),
         }
     }
@@ -168,12 +173,13 @@ fn every_command() {
         out.contains("Nothing to redo."),
         "redo with nothing taken back"
     );
+    // Moves typed as numbers are named back by their coordinates.
     assert!(
-        out.contains("X plays 0.") || out.contains("X plays 0:"),
+        out.contains("X plays a1.") || out.contains("X plays a1:"),
         "{out}"
     );
-    assert!(out.contains("  1. X 0"), "history lists the moves: {out}");
-    assert!(out.contains("  2. O 3"), "{out}");
+    assert!(out.contains("  1. X a1"), "history lists the moves: {out}");
+    assert!(out.contains("  2. O d1"), "{out}");
     assert!(out.contains("Took back 1 move."), "{out}");
     assert!(out.contains("Replayed 1 move."), "{out}");
     assert!(out.contains("Took back 2 moves."), "{out}");
@@ -182,7 +188,7 @@ fn every_command() {
     assert!(out.contains("Back to the start."), "{out}");
     assert!(out.contains("No moves yet."), "{out}");
     // Nothing after `quit` is read.
-    assert!(!out.contains("X plays 5"), "{out}");
+    assert!(!out.contains("X plays b2"), "{out}");
 }
 
 #[test]
@@ -194,7 +200,7 @@ fn illegal_moves_and_unknown_commands_are_refused_and_the_session_goes_on() {
         3,
         "99, foo, and 1 next to X's piece: {out}"
     );
-    assert!(out.contains("X plays 0"), "{out}");
+    assert!(out.contains("X plays a1"), "{out}");
     assert_eq!(
         out.matches("Expected a number of moves").count(),
         2,
@@ -202,6 +208,20 @@ fn illegal_moves_and_unknown_commands_are_refused_and_the_session_goes_on() {
     );
     assert!(out.contains("Usage: go POSITION"), "{out}");
     assert!(out.contains("malformed position"), "{out}");
+}
+
+/// A game without passes neither offers nor takes one.
+#[test]
+fn no_pass_in_a_game_without_passes() {
+    let db = db("ttt");
+    let out = play(&db, &[], "help\npass\nb2\nquit\n");
+    assert!(out.contains("There is no passing in k-in-a-row"), "{out}");
+    assert!(!out.contains("  pass "), "help offers no pass: {out}");
+    assert!(out.contains("X plays b2."), "{out}");
+    // Nor does its end speak of points: tic-tac-toe is won or drawn.
+    let out = play(&db, &["--ai", "both"], "");
+    assert!(out.contains("Result: a draw."), "{out}");
+    assert!(!out.contains("points"), "{out}");
 }
 
 #[test]

@@ -71,11 +71,22 @@ fn moves_of<G: Game>(game: &G, state: u64) -> Vec<Edge> {
     edges
 }
 
-fn move_name(mv: Move) -> String {
+/// A move as a cell number (what move lists also take), or `pass`.
+fn move_number(mv: Move) -> String {
     if mv == Move::PASS {
         "pass".to_string()
     } else {
         mv.0.to_string()
+    }
+}
+
+/// A move as `query` and the reader name it: its cell's coordinate, or
+/// `pass`.
+fn move_name(game: &BritishSquare, mv: Move) -> String {
+    if mv == Move::PASS {
+        "pass".to_string()
+    } else {
+        coordinate(game, mv.0)
     }
 }
 
@@ -201,7 +212,7 @@ fn move_list(game: &BritishSquare, history: &[Move], style: usize) -> String {
         .filter(|&&mv| style == 2 || mv != Move::PASS)
         .map(|&mv| match style {
             1 => coordinate(game, mv.0),
-            _ => move_name(mv),
+            _ => move_number(mv),
         })
         .collect();
     words.join(if style == 1 { " " } else { "," })
@@ -262,9 +273,18 @@ fn query_answers(db: &Path, texts: &[String]) -> Vec<Json> {
 }
 
 /// Sort key of a move name: cells in increasing order, then `pass`.
-fn move_order(m: &Json) -> (bool, u64) {
+fn move_order(m: &Json) -> (bool, u64, u64) {
     let name = m["move"].as_str().unwrap();
-    (name == "pass", name.parse().unwrap_or(u64::MAX))
+    if let Ok(n) = name.parse() {
+        return (false, n, 0);
+    }
+    // A coordinate: row (its digits) first, then column, as cells count.
+    let row = name
+        .get(1..)
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(u64::MAX);
+    let col = name.bytes().next().map_or(0, u64::from);
+    (name == "pass", row, col)
 }
 
 /// The compared fields of an answer, moves sorted by cell; `None` for errors.
@@ -294,7 +314,7 @@ fn library_answer(game: &BritishSquare, db: &Database, state: u64) -> Json {
     let mut moves: Vec<Json> = a
         .moves
         .iter()
-        .map(|m| json!({"move": move_name(m.mv), "value": m.score, "remoteness": m.child_value.remoteness}))
+        .map(|m| json!({"move": move_name(game, m.mv), "value": m.score, "remoteness": m.child_value.remoteness}))
         .collect();
     moves.sort_by_key(move_order);
     json!({

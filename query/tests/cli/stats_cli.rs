@@ -45,8 +45,25 @@ fn human_tables_for_british_square_3x3() {
         .stdout(contains("  games    744\n"))
         .stdout(contains("  X wins   352   47.3%"))
         .stdout(contains("   total 16 16 13 29    74"))
-        .stdout(contains("Best first moves: 0 2 6 8"))
+        .stdout(contains("Best first moves: a1 c1 a3 c3"))
         .stdout(contains("fails at 4 of 56 positions"));
+}
+
+/// Tic-tac-toe's text says "draws", its word, and nothing of passes,
+/// which it does not have.
+#[test]
+fn human_tables_speak_of_what_the_game_has() {
+    let a = stats(&db("k-in-a-row", "3x3,k=3")).assert().success();
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("X wins 91, O wins 44, draws 3"), "{out}");
+    assert!(out.contains("  draws     46,080   18.1%"), "{out}");
+    assert!(!out.contains("pass"), "{out}");
+    assert!(!out.contains("tie"), "{out}");
+    // Dandelions always has a winner: no even result is counted.
+    let a = stats(&db("dandelions", "2x2")).assert().success();
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(!out.contains("ties") && !out.contains("draws"), "{out}");
+    assert!(!out.contains("pass"), "{out}");
 }
 
 #[test]

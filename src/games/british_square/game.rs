@@ -287,7 +287,8 @@ impl BritishSquare {
                 if is_pass || self.parse_cell(tok).is_some() {
                     PositionError::illegal(input, format!("move {} ({tok}): {reason}", i + 1))
                 } else {
-                    PositionError::malformed(input, format!("move {} ({tok}): {reason}", i + 1))
+                    // The reason names the token already.
+                    PositionError::malformed(input, format!("move {}: {reason}", i + 1))
                 }
             })?;
             s = self.play(s, mv);
@@ -361,7 +362,10 @@ impl BritishSquare {
             {
                 return Err(PositionError::malformed(
                     input,
-                    format!("unexpected character {ch:?} at cell {i}"),
+                    format!(
+                        "unexpected character {ch:?} at {}: expected '.', 'X' or 'O'",
+                        self.cell_name(i as u32)
+                    ),
                 ));
             }
         }
@@ -620,9 +624,10 @@ impl Game for BritishSquare {
         if let Some(rest) = t.strip_prefix("moves:") {
             return self.parse_move_list(rest);
         }
-        // A move list starts with a move (cell number, coordinate or pass);
-        // a board never does. A board's first cell is no move's first
-        // character.
+        // A board starts with a cell ('.', 'X' or 'O'), and its first word
+        // holds only cells and '/'; a move list starts with a move (a
+        // coordinate, a cell number or pass), whose errors then name the
+        // word that is no move.
         if matches!(t.as_bytes()[0], b'.' | b'X' | b'x' | b'O' | b'o') {
             return self.parse_board(t);
         }
@@ -630,14 +635,10 @@ impl Game for BritishSquare {
             .split(|c: char| c == ',' || c.is_whitespace())
             .next()
             .unwrap_or("");
-        let is_pass = first.eq_ignore_ascii_case("pass") || first.eq_ignore_ascii_case("p");
-        if is_pass
-            || self.parse_cell(first).is_some()
-            || first.starts_with(|c: char| c.is_ascii_digit())
-        {
-            return self.parse_move_list(t);
+        if first.contains('/') {
+            return self.parse_board(t);
         }
-        self.parse_board(t)
+        self.parse_move_list(t)
     }
 
     fn format_position(&self, s: u64) -> String {
@@ -660,23 +661,23 @@ impl Game for BritishSquare {
         out
     }
 
+    /// A placement is named by its coordinate (`c3`), the notation of the
+    /// board's labels and of move lists; [`Game::parse_move`] also takes the
+    /// cell number.
     fn format_move(&self, mv: Move) -> String {
-        if mv == Move::PASS {
-            "pass".to_owned()
-        } else {
-            mv.0.to_string()
-        }
+        let mut out = String::with_capacity(4);
+        self.write_move(mv, &mut out);
+        out
     }
 
     fn write_move(&self, mv: Move, out: &mut String) {
         if mv == Move::PASS {
             out.push_str("pass");
         } else {
-            // Cells are below 100.
-            if mv.0 >= 10 {
-                out.push(char::from(b'0' + (mv.0 / 10 % 10) as u8));
-            }
-            out.push(char::from(b'0' + (mv.0 % 10) as u8));
+            let cell = u32::from(mv.0);
+            out.push(char::from(b'a' + (cell % self.n) as u8));
+            // One letter and one digit: a board is at most 5 wide.
+            out.push(char::from(b'1' + (cell / self.n % 10) as u8));
         }
     }
 
@@ -701,15 +702,16 @@ impl Game for BritishSquare {
             PositionError::malformed(
                 text,
                 format!(
-                    "a move is a cell number 0..{}, a coordinate a1..{} or pass",
-                    self.cells - 1,
-                    self.cell_name(self.cells - 1)
+                    "{t:?} is not a move: expected a coordinate a1 to {}, a cell number 0 to {} \
+                     or pass",
+                    self.cell_name(self.cells - 1),
+                    self.cells - 1
                 ),
             )
         })?;
         if legal >> cell & 1 == 0 {
             let reason = if (x | o) >> cell & 1 != 0 {
-                format!("cell {cell} is occupied")
+                format!("{} is occupied", self.cell_name(cell))
             } else if legal == 0 {
                 format!(
                     "{} has no legal placement and must pass",
@@ -719,7 +721,8 @@ impl Game for BritishSquare {
                 "X may not open in the centre".to_owned()
             } else {
                 format!(
-                    "cell {cell} is next to a piece of {}",
+                    "{} is next to a piece of {}",
+                    self.cell_name(cell),
                     self.player_name(me.opponent())
                 )
             };
@@ -868,13 +871,21 @@ mod tests {
     }
 
     #[test]
-    fn written_moves_match_formatted_moves() {
-        let g = BritishSquare::new(5, false).unwrap();
-        for mv in (0..25).map(Move).chain([Move::PASS]) {
-            let mut out = String::new();
-            g.write_move(mv, &mut out);
-            assert_eq!(out, g.format_move(mv));
+    fn moves_are_named_by_coordinates_that_read_back() {
+        for n in BritishSquare::MIN_SIDE..=BritishSquare::MAX_SIDE {
+            let g = BritishSquare::new(n, true).unwrap();
+            for cell in 0..n * n {
+                let name = g.format_move(Move(cell as u16));
+                assert_eq!(name, g.cell_name(cell));
+                assert_eq!(g.parse_cell(&name), Some(cell), "{name}");
+                assert_eq!(g.parse_cell(&cell.to_string()), Some(cell));
+            }
         }
+        let g = BritishSquare::new(5, false).unwrap();
+        assert_eq!(g.format_move(Move(0)), "a1");
+        assert_eq!(g.format_move(Move(12)), "c3");
+        assert_eq!(g.format_move(Move(24)), "e5");
+        assert_eq!(g.format_move(Move::PASS), "pass");
     }
 
     #[test]

@@ -7,6 +7,14 @@ use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for BritishSquare {
+    fn even_result(&self) -> Option<&'static str> {
+        Some("tie")
+    }
+
+    fn has_passes(&self) -> bool {
+        true
+    }
+
     fn move_notation(&self) -> &'static str {
         "a cell number (counted from 0, row by row from the top left) or a coordinate like c3"
     }
@@ -103,7 +111,7 @@ impl BritishSquare {
             let (px, py) = (left + c * CELL, top + r * CELL);
             let (cx, cy) = (px + CELL / 2, py + CELL / 2);
             if let Some(m) = moves.iter().find(|m| u32::from(m.mv.0) == cell) {
-                pic.begin_move(m, &cell.to_string());
+                pic.begin_move(m, &crate::core::Game::format_move(self, m.mv));
                 pic.move_box(px, py, CELL, CELL, m, 3);
                 let weight = if m.best { "bold" } else { "normal" };
                 pic.text(
@@ -124,7 +132,7 @@ impl BritishSquare {
                 pic.circle(cx, cy, CELL / 4 + 2, "none", "#333333", 6);
             }
         }
-        pic.legend(width, top + board + 12);
+        pic.legend(width, top + board + 12, self.even_result());
         pic.finish()
     }
 

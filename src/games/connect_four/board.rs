@@ -531,7 +531,13 @@ impl Board {
     /// Reads either text form (see [`Bitboard::parse`]); a column sequence
     /// keeps its history.
     pub fn parse(variant: Variant, text: &str) -> Result<Board, ParseError> {
-        if text.trim().contains(['\n', '/', '.', 'x', 'X', 'o', 'O']) {
+        // A picture has rows ('/' or line breaks) or empty cells ('.'), or
+        // is all stones; text with a digit and neither is a column
+        // sequence, whose errors then name the token that is no column.
+        let t = text.trim();
+        let picture = t.contains(['\n', '/', '.'])
+            || (t.contains(['x', 'X', 'o', 'O']) && !t.contains(|c: char| c.is_ascii_digit()));
+        if picture {
             Ok(Board {
                 position: parse_picture(variant, text)?,
                 columns: None,

@@ -8,6 +8,14 @@ use crate::render::svg::{Font, Paint};
 use crate::render::{signed, style_padded, Presentation};
 
 impl Presentation for ConnectFour {
+    fn even_result(&self) -> Option<&'static str> {
+        Some("draw")
+    }
+
+    fn counts_points(&self) -> bool {
+        false
+    }
+
     fn move_notation(&self) -> &'static str {
         "a column number, 1 from the left"
     }
@@ -152,7 +160,7 @@ impl ConnectFour {
             );
             pic.end_move();
         }
-        pic.legend(width, values_top + 62);
+        pic.legend(width, values_top + 62, self.even_result());
         pic.finish()
     }
 }

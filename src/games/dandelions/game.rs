@@ -156,7 +156,10 @@ impl Game for Dandelions {
         Limits {
             states: exact.unwrap_or_else(|| 3u64.saturating_pow(cells) << 8),
             exact_states: exact,
-            max_net: cells as i32,
+            // The wind wins by at most every cell, the dandelions by at
+            // most 7 (covering the field with one flower): 7 is the larger
+            // on 2x2.
+            max_net: (cells as i32).max(7),
             max_remoteness: TURNS,
         }
     }
@@ -278,8 +281,10 @@ impl Game for Dandelions {
         let (cells, dirs) = t.rsplit_once(' ').ok_or_else(|| {
             PositionError::malformed(
                 text,
-                "expected the field (. * F) then a space and the directions used (digits 0-7, \
-                 or - for none)",
+                format!(
+                    "{t:?} is not a position: expected the field ({n} cells of '.', '*' or 'F') \
+                     then a space and the directions used (digits 0-7, or - for none)"
+                ),
             )
         })?;
         let cells: Vec<char> = cells.chars().filter(|c| *c != '/' && *c != ' ').collect();

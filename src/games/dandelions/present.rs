@@ -10,6 +10,10 @@ use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for Dandelions {
+    fn even_result(&self) -> Option<&'static str> {
+        None
+    }
+
     fn move_notation(&self) -> &'static str {
         "the dandelions plant on a cell (c3, or its number counted from 0); the wind blows E SE S SW W NW N NE (or 0 to 7)"
     }
@@ -251,7 +255,7 @@ impl Dandelions {
             "uncovered",
         );
 
-        pic.legend(width, key_top + KEY_HEIGHT);
+        pic.legend(width, key_top + KEY_HEIGHT, self.even_result());
         pic.finish()
     }
 }

@@ -9,6 +9,10 @@ use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for DotsAndBoxes {
+    fn even_result(&self) -> Option<&'static str> {
+        Some("tie")
+    }
+
     fn move_notation(&self) -> &'static str {
         "an edge number (see the board)"
     }
@@ -162,7 +166,7 @@ impl DotsAndBoxes {
                 pic.circle(x, y, 6, "#222222", "#222222", 1);
             }
         }
-        pic.legend(width, top + rows * GAP + 24);
+        pic.legend(width, top + rows * GAP + 24, self.even_result());
         pic.finish()
     }
 }

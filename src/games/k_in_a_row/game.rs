@@ -198,10 +198,11 @@ impl KInARow {
                 return Err(PositionError::malformed(
                     input,
                     format!(
-                        "move {} ({tok}): a move is a cell number 0 to {} or a coordinate a1 to {}",
+                        "move {}: {tok:?} is not a move: expected a coordinate a1 to {} or a \
+                         cell number 0 to {}",
                         i + 1,
-                        self.geo.cells() - 1,
-                        self.cell_name(self.geo.cells() - 1)
+                        self.cell_name(self.geo.cells() - 1),
+                        self.geo.cells() - 1
                     ),
                 ));
             };
@@ -290,7 +291,7 @@ impl KInARow {
                 _ => {
                     return Err(PositionError::malformed(
                         text,
-                        "the side to move is X or O, after the board",
+                        format!("{side:?} is not a side to move: expected X or O after the board"),
                     ))
                 }
             };
@@ -455,12 +456,14 @@ impl Game for KInARow {
         if let Some(rest) = t.strip_prefix("moves:") {
             return self.parse_moves(rest);
         }
-        // A picture holds only cells and slashes before the side to move; a
-        // move list starts with a digit or a coordinate.
+        // A picture holds only cells and slashes before the side to move
+        // (one with a bad cell still has its slashes); a move list starts
+        // with a digit or a coordinate.
         let board = t.split_whitespace().next().unwrap_or("");
-        if board
-            .chars()
-            .all(|c| matches!(c, '.' | '/' | 'x' | 'X' | 'o' | 'O'))
+        if board.contains('/')
+            || board
+                .chars()
+                .all(|c| matches!(c, '.' | '/' | 'x' | 'X' | 'o' | 'O'))
         {
             self.parse_picture(t)
         } else {
@@ -493,8 +496,10 @@ impl Game for KInARow {
         out
     }
 
+    /// A move is named by its cell's coordinate (`b2`), as the board's
+    /// labels name it; [`Game::parse_move`] also takes the cell number.
     fn format_move(&self, mv: Move) -> String {
-        mv.0.to_string()
+        self.cell_name(u32::from(mv.0))
     }
 
     fn parse_move(&self, state: u64, text: &str) -> Result<Move, PositionError> {
@@ -502,9 +507,10 @@ impl Game for KInARow {
             PositionError::malformed(
                 text,
                 format!(
-                    "a move is a cell number 0 to {} or a coordinate a1 to {}",
-                    self.geo.cells() - 1,
-                    self.cell_name(self.geo.cells() - 1)
+                    "{:?} is not a move: expected a coordinate a1 to {} or a cell number 0 to {}",
+                    text.trim(),
+                    self.cell_name(self.geo.cells() - 1),
+                    self.geo.cells() - 1
                 ),
             )
         })?;

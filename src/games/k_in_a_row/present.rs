@@ -7,6 +7,14 @@ use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
 impl Presentation for KInARow {
+    fn even_result(&self) -> Option<&'static str> {
+        Some("draw")
+    }
+
+    fn counts_points(&self) -> bool {
+        false
+    }
+
     fn move_notation(&self) -> &'static str {
         "a cell number (counted from 0, row by row from the top left) or a coordinate like b2"
     }
@@ -121,7 +129,7 @@ impl KInARow {
             let (px, py) = (left + c * cell_px, top + r * cell_px);
             let (cx, cy) = (px + cell_px / 2, py + cell_px / 2);
             if let Some(m) = moves.iter().find(|m| u32::from(m.mv.0) == cell) {
-                pic.begin_move(m, &cell.to_string());
+                pic.begin_move(m, &crate::core::Game::format_move(self, m.mv));
                 pic.move_box(px, py, cell_px, cell_px, m, 3);
                 let weight = if m.best { "bold" } else { "normal" };
                 let score = svg::signed(m.score);
@@ -138,7 +146,7 @@ impl KInARow {
                 pic.circle(cx, cy, cell_px / 4 + 2, "none", "#333333", 6);
             }
         }
-        pic.legend(width, top + board_h + 12);
+        pic.legend(width, top + board_h + 12, self.even_result());
         pic.finish()
     }
 }

@@ -315,6 +315,27 @@ fn notation() {
     }
 }
 
+/// Every move is named by its coordinate, and the name (or the cell
+/// number) reads back to the same move, on boards of more than 26 columns
+/// too.
+#[test]
+fn moves_are_named_by_coordinates_that_read_back() {
+    let g = game("");
+    assert_eq!(g.format_move(Move(0)), "a1");
+    assert_eq!(g.format_move(Move(4)), "b2");
+    assert_eq!(g.format_move(Move(8)), "c3");
+    for spec in ["3x3,k=3", "4x5,k=4", "7x7,k=5", "1x49,k=5", "49x1,k=5"] {
+        let g = game(spec);
+        let start = g.start();
+        for cell in 0..g.geometry().cells() {
+            let mv = Move(cell as u16);
+            let name = g.format_move(mv);
+            assert_eq!(g.parse_move(start, &name), Ok(mv), "{spec} {name}");
+            assert_eq!(g.parse_move(start, &cell.to_string()), Ok(mv), "{spec}");
+        }
+    }
+}
+
 /// A large board: a deep position (a handle) and a shallow one (ranked)
 /// read back from their text, with the same moves and images as on the
 /// board.

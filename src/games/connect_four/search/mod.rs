@@ -273,8 +273,9 @@ impl Solver {
         self.nodes
     }
 
-    /// Lets searches add their nodes to `counter` while they run, in steps
-    /// of [`NODE_REPORT`] (a spinner shows them during a long search).
+    /// Lets searches add their nodes to `counter`: in steps of
+    /// [`NODE_REPORT`] while they run (a spinner shows them during a long
+    /// search), and the rest when each ends.
     pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.counter = counter;
     }
@@ -829,7 +830,20 @@ impl<'t, G: Geometry> Search<'t, G> {
     /// With a `guess`, the first probe tests the guess, and the next ones
     /// move away from it in steps that double (1, 2, 4, ...) until the
     /// score is bracketed; then the usual narrowing goes on.
-    fn root(mut self, root: Root) -> (i32, u64, bool) {
+    fn root(self, root: Root) -> (i32, u64, bool) {
+        let counter = self.counter;
+        let ended = self.root_search(root);
+        // The checkpoints reported whole steps of NODE_REPORT: the rest
+        // now, so that the counter holds every node of every search (most
+        // are shorter than one step).
+        if let Some(c) = counter {
+            c.fetch_add(ended.1 % NODE_REPORT, Ordering::Relaxed);
+        }
+        ended
+    }
+
+    /// [`Search::root`]'s search.
+    fn root_search(mut self, root: Root) -> (i32, u64, bool) {
         let Root {
             current,
             mask,
