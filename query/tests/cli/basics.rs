@@ -251,3 +251,56 @@ fn batch_answers_each_line_as_it_arrives() {
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+/// Every move `--json` names reads back as input: the move list with the
+/// move's name appended, and with its cell number, reach the same
+/// position, along a game played by the first listed move (forced
+/// passes included).
+#[test]
+fn every_json_move_reads_back_as_input() {
+    let mut played: Vec<String> = Vec::new();
+    loop {
+        let here = if played.is_empty() {
+            "start".to_owned()
+        } else {
+            played.join(" ")
+        };
+        let out = query().args(["--json", &here]).assert().success();
+        let j = &json_lines(&out.get_output().stdout)[0];
+        let moves = j["moves"].as_array().unwrap();
+        if moves.is_empty() {
+            break;
+        }
+        // Both spellings of every move, one position per line.
+        let mut lines = String::new();
+        for m in moves {
+            let name = m["move"].as_str().unwrap();
+            let number = m["cell"]
+                .as_u64()
+                .map_or_else(|| "pass".to_owned(), |c| c.to_string());
+            let before = if played.is_empty() {
+                String::new()
+            } else {
+                format!("{here} ")
+            };
+            lines.push_str(&format!("{before}{name}\n{before}{number}\n"));
+        }
+        let out = query()
+            .args(["--json", "-"])
+            .write_stdin(lines)
+            .assert()
+            .success();
+        let answers = json_lines(&out.get_output().stdout);
+        assert_eq!(answers.len(), 2 * moves.len());
+        for pair in answers.chunks(2) {
+            assert!(pair[0].get("error").is_none(), "{}", pair[0]);
+            assert_eq!(
+                pair[0]["position"], pair[1]["position"],
+                "{}",
+                pair[0]["input"]
+            );
+        }
+        played.push(moves[0]["move"].as_str().unwrap().to_owned());
+    }
+    assert!(played.len() >= 8, "{played:?}");
+}

@@ -53,6 +53,15 @@ fn tic_tac_toe_through_every_tool() {
         let expect = if m["cell"] == 4 { 0 } else { -1 };
         assert_eq!(m["value"].as_i64(), Some(expect), "{m}");
     }
+    // Every move named in JSON is a coordinate that reads back as input,
+    // to the position its cell number reaches.
+    for m in j["moves"].as_array().unwrap() {
+        let name = m["move"].as_str().unwrap();
+        assert!(name.starts_with(['a', 'b', 'c']), "{m}");
+        let by_name = json(&db, &format!("a1 {name}"));
+        let by_number = json(&db, &format!("a1 {}", m["cell"]));
+        assert_eq!(by_name["position"], by_number["position"], "{m}");
+    }
     // A won position: a loss for the side to move, over.
     let j = json(&db, "XXX/OO./... O");
     assert_eq!(j["value"].as_i64(), Some(-1));
