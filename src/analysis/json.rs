@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use crate::analysis::{Analysis, QueryError, WeakAnalysis};
 use crate::core::{LayoutKind, Move};
 use crate::db::Database;
-use crate::render::{even_word, Presentation};
+use crate::render::Presentation;
 
 /// The index of a result's class: 0 a loss, 1 a tie, 2 a win.
 fn outcome_index(result: i32) -> usize {
@@ -353,7 +353,8 @@ pub fn error(input: Option<&str>, message: &str) -> String {
 /// variant, its database (`records`, `complete`, `file`: none when the
 /// game is answered by search alone), whether positions past a book are
 /// searched, the game in one line (`about`), its word for an even result
-/// (`even`: `draw` or `tie`), and each player's name and pieces, so that a
+/// (`even`: `draw` or `tie`, `null` for a game that always has a winner),
+/// and each player's name and pieces, so that a
 /// page can say who plays what without naming a game.
 pub fn served(
     game: &dyn Presentation,
@@ -375,7 +376,14 @@ pub fn served(
         .num("searched_past_the_book", searched_past_the_book)
         .num("file", db.is_some())
         .str("about", about)
-        .str("even", even_word(game))
+        .with("even", |o| match game.even_result() {
+            Some(word) => {
+                o.push('"');
+                o.push_str(word);
+                o.push('"');
+            }
+            None => o.push_str("null"),
+        })
         .with("players", |o| {
             array(o, [Player::First, Player::Second], |o, player| {
                 Fields::open(o)

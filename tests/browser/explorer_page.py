@@ -15,6 +15,9 @@ import subprocess
 import urllib.parse
 
 from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
@@ -53,14 +56,16 @@ def new_browser(before_scripts=None):
     return driver
 
 
-def page_url(base, game=None, variant=None, position=None):
+def page_url(base, game=None, variant=None, position=None, **choices):
     """The page at `base`, opened on a game and a position (the link format
-    `#game=NAME&variant=SPEC&p=POSITION`)."""
+    `#game=NAME&variant=SPEC&p=POSITION`), with the choices of the link
+    (`ai`, `level`, `hints`)."""
     q = {}
     if game is not None:
         q = {"game": game, "variant": variant}
     if position is not None:
         q["p"] = position
+    q.update(choices)
     return f"{base}/#{urllib.parse.urlencode(q)}" if q else f"{base}/"
 
 
@@ -87,11 +92,61 @@ def shown(driver):
             .map((e) => [e.dataset.move, e.dataset.value]);
         return {
             position: text('position'), to_move: text('to-move'), value: text('value'),
+            value_side: text('value-side') + text('value-scope'),
             outcome: text('outcome'), remoteness: text('remoteness'), line: text('line'),
             status: text('status'), error: text('error'),
             buttons: moves('#moves [data-move]'), shapes: moves('#board [data-move]'),
         };
     """)
+
+
+# Each game's players, first player first, and its word for an even
+# result, None for a game that always has a winner (the `players` and
+# `even` of /api/info).
+PLAYERS = {
+    "british-square": ("X", "O", "tie"),
+    "connect-four": ("X", "O", "draw"),
+    "dots-and-boxes": ("A", "B", "tie"),
+    "dandelions": ("dandelions", "wind", None),
+    "k-in-a-row": ("X", "O", "draw"),
+}
+
+_games = {}
+
+
+def game_of(db):
+    """The game a database holds (`query info --json`)."""
+    key = str(db)
+    if key not in _games:
+        _games[key] = json.loads(run(BIN / "query", "info", "--json", "--db", db).stdout)["game"]
+    return _games[key]
+
+
+def signed(v):
+    """A value as the page writes it: +2, 0, -2."""
+    return f"{v:+d}" if v else "0"
+
+
+def for_first(db, expected):
+    """What the page says of a position's value, from the first player's
+    side: (side named, value, outcome), from what `query --json` printed
+    for it. The final score when the answer has it, else the side to
+    move's net, turned round for the second player (a Dots and Boxes
+    position without its score: boxes from here on)."""
+    first, second, even = PLAYERS[game_of(db)]
+    mover = expected["to_move"]
+    assert mover in (first, second), expected
+    whole = "final" in expected
+    v = expected["final"] if whole else (expected["net"] if mover == first else -expected["net"])
+    winner = {"win": mover, "lose": second if mover == first else first, "tie": None}[
+        expected["positionValue"]]
+    # The value's sign and the side to move's result agree.
+    assert (v > 0, v < 0) == (winner == first, winner == second), expected
+    if winner is None:
+        outcome = f"a {even}" if whole else f"the rest is a {even}"
+    else:
+        outcome = f"{winner} wins" + ("" if whole else " the rest")
+    return first + ("" if whole else " from here on"), signed(v), outcome
 
 
 def query_json(db, position):
@@ -113,8 +168,9 @@ def check_against_query(db, page):
     assert page["error"] == ""
     expected = query_json(db, page["position"])
     assert page["to_move"] == expected["to_move"]
-    assert page["value"] == str(expected["value"])
-    assert page["outcome"] == expected["positionValue"]
+    # The value and the outcome are said from the first player's side,
+    # that side named.
+    assert (page["value_side"], page["value"], page["outcome"]) == for_first(db, expected)
     assert page["remoteness"] == str(expected["remoteness"])
     assert page["buttons"] == [[m["move"], str(m["value"])] for m in expected["moves"]]
     # The board's shapes carry the same moves and values as the buttons
@@ -125,3 +181,160 @@ def check_against_query(db, page):
     assert page["line"] == (line or "(the game is over)")
     assert page["status"] == ("" if expected["moves"] else "Game over.")
     return expected
+
+
+SCREENSHOTS = ROOT / "target" / "screenshots"
+
+
+def chart(driver):
+    """The points of the chart of the value along the game: for each, the
+    position, the move that led to it and the value."""
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll('svg[data-chart="value"] [data-point]'))
+            .map((e) => ({point: Number(e.dataset.point), position: e.dataset.position,
+                          played: e.dataset.played, value: e.dataset.value}));
+    """)
+
+
+def click(driver, selector):
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    settle(driver)
+
+
+def press(driver, key):
+    """A key pressed with nothing focused (as after a click on the board)."""
+    driver.execute_script("document.activeElement && document.activeElement.blur()")
+    ActionChains(driver).send_keys(key).perform()
+    settle(driver)
+
+
+def check_computer_chart_undo_and_hints(driver, base, db, game, variant):
+    """Playing against the perfect player from links, the chart of the
+    value, undo and redo by keys and buttons, and hints off."""
+    # The computer plays the first side: at the start it moves at once, one
+    # of the best moves, and then waits for the other side.
+    open_page(driver, page_url(base, game, variant, ai="first"))
+    points = chart(driver)
+    assert len(points) == 2, points
+    assert points[1]["played"] in query_json(db, "start")["best"], points
+    page = shown(driver)
+    assert page["position"] == points[1]["position"]
+    check_against_query(db, page)
+    assert len(chart(driver)) == 2
+
+    # The computer plays the second side: a move clicked is answered with
+    # one of the best moves of the position it led to.
+    open_page(driver, page_url(base, game, variant, ai="second"))
+    assert [p["point"] for p in chart(driver)] == [0]
+    start = shown(driver)["position"]
+    for ply in range(2):
+        move = shown(driver)["buttons"][-1][0]
+        click(driver, f'#moves [data-move="{move}"]')
+        points = chart(driver)
+        assert [p["point"] for p in points] == list(range(2 * ply + 3)), points
+        assert points[-2]["played"] == move
+        assert points[-1]["played"] in query_json(db, points[-2]["position"])["best"], points
+        page = shown(driver)
+        assert page["position"] == points[-1]["position"]
+        check_against_query(db, page)
+    # (The page shows the start's text; the chart keeps "start".)
+    line = [start] + [p["position"] for p in points[1:]]
+    assert ("ai=second" in driver.find_element(By.ID, "link").get_attribute("href"))
+
+    # Undo and redo step over the computer's moves: by the arrow keys and
+    # by the buttons.
+    press(driver, Keys.ARROW_LEFT)
+    assert shown(driver)["position"] == line[2]
+    assert len(chart(driver)) == 3
+    click(driver, "#undo")
+    assert shown(driver)["position"] == line[0]
+    press(driver, Keys.ARROW_RIGHT)
+    assert shown(driver)["position"] == line[2]
+    click(driver, "#redo")
+    page = shown(driver)
+    assert page["position"] == line[4]
+    check_against_query(db, page)
+
+    # A point of the chart goes back to its position; redo returns.
+    driver.find_element(By.CSS_SELECTOR, 'svg[data-chart="value"] [data-point="1"]').click()
+    settle(driver)
+    assert shown(driver)["position"] == line[1]
+    assert [p["position"] for p in chart(driver)][1:] == line[1:2]
+    press(driver, Keys.ARROW_RIGHT)
+    assert shown(driver)["position"] == line[2]
+    assert [p["position"] for p in chart(driver)][1:] == line[1:3]
+
+    # Hints off: the buttons say the moves alone, uncoloured, the board's
+    # values and the line of perfect play are hidden; the moves still play.
+    driver.find_element(By.ID, "hints").click()
+    hidden = driver.execute_script("""
+        const seen = (el) => getComputedStyle(el).opacity !== '0' && el.offsetParent !== null;
+        return {
+            texts: Array.from(document.querySelectorAll('#moves [data-move]'), (b) => b.textContent),
+            backgrounds: new Set(Array.from(document.querySelectorAll('#moves [data-move]'),
+                (b) => getComputedStyle(b).backgroundColor)).size,
+            values: Array.from(document.querySelectorAll('#board [data-move] text'))
+                .filter((t) => t.textContent === t.closest('[data-move]').dataset.value && seen(t)).length,
+            line: document.getElementById('line').offsetParent !== null,
+        };
+    """)
+    page = shown(driver)
+    assert hidden == {"texts": [m for m, _ in page["buttons"]], "backgrounds": 1, "values": 0,
+                      "line": False}, hidden
+    assert "hints=off" in driver.find_element(By.ID, "link").get_attribute("href")
+    move = page["buttons"][0][0]
+    click(driver, f'#board [data-move="{move}"]')
+    points = chart(driver)
+    assert points[3]["played"] == move and len(points) == 5, points
+    check_against_query(db, shown(driver))
+    # The link keeps the hints off.
+    open_page(driver, driver.find_element(By.ID, "link").get_attribute("href"))
+    assert not driver.find_element(By.ID, "hints").is_selected()
+    assert shown(driver)["buttons"][0][0] == driver.find_element(
+        By.CSS_SELECTOR, "#moves [data-move]").text
+
+
+def check_layout(driver, url, plies=0, shots=None):
+    """At 1200 px and at 375 px wide, the page opened at `url` and `plies`
+    moves played by clicking the last button (each answered by the computer
+    when the link says so): no horizontal scroll, the board scales, no
+    blank band between the header and the board; the favicon is inline (no
+    request for /favicon.ico). Screenshots of the page go to
+    target/screenshots/SHOTS-1200.png and SHOTS-375.png."""
+    try:
+        for width in (1200, 375):
+            driver.set_window_size(width, 1200)
+            open_page(driver, url)
+            icon = driver.execute_script(
+                "const l = document.querySelector('link[rel=icon]'); return l && l.href")
+            assert icon and icon.startswith("data:image/svg+xml,"), icon
+            for _ in range(plies):
+                move = shown(driver)["buttons"][-1][0]
+                click(driver, f'#moves [data-move="{move}"]')
+            fit = driver.execute_script("""
+                // The blocks from the header to the board, and the room
+                // between each and the next.
+                const blocks = Array.from(document.body.children).filter((e) =>
+                    e.tagName !== 'SCRIPT' && e.offsetHeight > 0);
+                const upTo = blocks.indexOf(document.querySelector('main'));
+                const gaps = blocks.slice(1, upTo + 1).map((e, i) =>
+                    e.getBoundingClientRect().top - blocks[i].getBoundingClientRect().bottom);
+                const board = document.querySelector('#board svg').getBoundingClientRect();
+                return {inner: innerWidth, scroll: document.documentElement.scrollWidth,
+                        gap: Math.max(...gaps),
+                        // The window's height for the page's: its own bars added.
+                        height: Math.ceil(document.body.getBoundingClientRect().bottom) + 40
+                            + outerHeight - innerHeight,
+                        board: board.right <= innerWidth && board.width > 100};
+            """)
+            assert fit["inner"] == width, fit
+            assert fit["scroll"] <= width, fit
+            assert fit["board"], fit
+            assert fit["gap"] < 24, fit
+            if shots:
+                # The whole page, no more.
+                driver.set_window_size(width, fit["height"])
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                driver.save_screenshot(str(SCREENSHOTS / f"{shots}-{width}.png"))
+    finally:
+        driver.set_window_size(1200, 1600)

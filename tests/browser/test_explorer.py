@@ -6,24 +6,28 @@ move buttons and the shapes of the board, and checks that everything the
 page shows (value, outcome, remoteness, side to move, every move's value,
 the line of perfect play) equals what `query` prints for the same position
 and database. Connect Four is served from a two-ply book, so most of its
-positions are answered by search.
+positions are answered by search. Against the computer (from links), the
+chart of the value, undo and redo, hints off, and the layout at 375 px
+wide are checked on British Square.
 
 The binaries come from BOARDSOLVE_BIN (default: target/debug of the
 repository); the browser and its driver from BOARDSOLVE_CHROMIUM and
 BOARDSOLVE_CHROMEDRIVER (default: Debian's paths).
 """
 
+import json
 import random
 import re
 import subprocess
+import urllib.request
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from explorer_page import (BIN, WAIT, check_against_query, new_browser, open_page, page_url,
-                           run, settle, shown)
+from explorer_page import (BIN, PLAYERS, WAIT, check_against_query, check_computer_chart_undo_and_hints,
+                           check_layout, new_browser, open_page, page_url, run, settle, shown)
 
 # (game, variant, book depth or None for a complete database)
 GAMES = [
@@ -229,3 +233,26 @@ def test_bad_position_in_link_shows_an_error(server, browser):
     error = browser.find_element(By.ID, "error").text
     assert "malformed position" in error
     assert browser.find_elements(By.CSS_SELECTOR, "#moves [data-move]") == []
+
+
+def test_computer_chart_undo_and_hints(dbs, server, browser):
+    check_computer_chart_undo_and_hints(browser, server, dbs["british-square"],
+                                        "british-square", "4x4")
+
+
+def test_layout_at_1200_and_375_pixels(server, browser):
+    # A few moves into British Square against the computer, the chart
+    # drawn: the screenshots (target/screenshots/explorer-*.png) are for a
+    # person to look at.
+    check_layout(browser, page_url(server, "british-square", "4x4", ai="second"), plies=3,
+                 shots="explorer")
+
+
+def test_info_names_the_players_and_the_even_result(server):
+    # What the page says from one side, and what check_against_query
+    # expects (explorer_page.PLAYERS), come from /api/info.
+    with urllib.request.urlopen(f"{server}/api/info") as r:
+        for d in json.load(r)["databases"]:
+            first, second, even = PLAYERS[d["game"]]
+            assert [p["name"] for p in d["players"]] == [first, second], d
+            assert d["even"] == even, d

@@ -40,8 +40,9 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from explorer_page import (BIN, ROOT, WAIT, check_against_query, new_browser, open_page,
-                           page_url, query_json, run, settle, shown)
+from explorer_page import (BIN, ROOT, WAIT, check_against_query, check_computer_chart_undo_and_hints,
+                           check_layout, new_browser, open_page, page_url, query_json, run, settle,
+                           shown)
 
 NGINX = os.environ.get("BOARDSOLVE_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 FIGURES = ROOT / "target" / "static-site-figures.json"
@@ -348,6 +349,21 @@ def test_backend_answers_as_query_serve_does(dbs, site, nginx, browser):
         serve.wait(timeout=30)
     ok, message = backend(browser, "api", "position", {"game": "chess", "variant": "8x8", "p": "start"})
     assert not ok and "not served" in message
+
+
+def test_computer_chart_undo_hints_and_layout(dbs, site, nginx, browser):
+    """The page of the static site plays against the perfect player, draws
+    the chart, undoes and redoes, hides hints, and fits 375 px, as the page
+    of `query serve` does (the worker answering)."""
+    base, log = nginx
+    url = f"{base}/{site.name}"
+    since = os.path.getsize(log)
+    check_computer_chart_undo_and_hints(browser, url, dbs["bsq.db"], "british-square", "5x5")
+    check_layout(browser, page_url(url, "british-square", "5x5", ai="second"), plies=2,
+                 shots="static-site")
+    # The favicon is in the page: nothing else is asked for.
+    paths = {path for _, _, path, _ in access_log(log, since)}
+    assert not any("favicon" in path for path in paths), paths
 
 
 def test_bad_position_in_link_shows_an_error(site, nginx, browser):
