@@ -164,6 +164,15 @@ impl KInARow {
         format!("{}{}", self.column_name(cell % cols), cell / cols + 1)
     }
 
+    /// Why `token` is no move: what it is, and what was expected there.
+    fn not_a_move(&self, token: &str) -> String {
+        let last = self.geo.cells() - 1;
+        format!(
+            "{token:?} is not a move: expected a coordinate a1 to {} or a cell number 0 to {last}",
+            self.cell_name(last)
+        )
+    }
+
     /// A cell given as a number (from 0) or a coordinate.
     fn parse_cell(&self, text: &str) -> Option<u32> {
         let t = text.trim();
@@ -197,13 +206,7 @@ impl KInARow {
             let Some(cell) = self.parse_cell(tok) else {
                 return Err(PositionError::malformed(
                     input,
-                    format!(
-                        "move {}: {tok:?} is not a move: expected a coordinate a1 to {} or a \
-                         cell number 0 to {}",
-                        i + 1,
-                        self.cell_name(self.geo.cells() - 1),
-                        self.geo.cells() - 1
-                    ),
+                    format!("move {}: {}", i + 1, self.not_a_move(tok)),
                 ));
             };
             if let Some(reason) = self.illegal_move(s, cell) {
@@ -503,17 +506,9 @@ impl Game for KInARow {
     }
 
     fn parse_move(&self, state: u64, text: &str) -> Result<Move, PositionError> {
-        let cell = self.parse_cell(text).ok_or_else(|| {
-            PositionError::malformed(
-                text,
-                format!(
-                    "{:?} is not a move: expected a coordinate a1 to {} or a cell number 0 to {}",
-                    text.trim(),
-                    self.cell_name(self.geo.cells() - 1),
-                    self.geo.cells() - 1
-                ),
-            )
-        })?;
+        let cell = self
+            .parse_cell(text)
+            .ok_or_else(|| PositionError::malformed(text, self.not_a_move(text.trim())))?;
         if let Some(reason) = self.illegal_move(self.stones(state), cell) {
             return Err(PositionError::illegal(text, reason));
         }
