@@ -354,8 +354,8 @@ pub fn error(input: Option<&str>, message: &str) -> String {
 /// game is answered by search alone), whether positions past a book are
 /// searched, the game in one line (`about`), its word for an even result
 /// (`even`: `draw` or `tie`, `null` for a game that always has a winner),
-/// and each player's name and pieces, so that a
-/// page can say who plays what without naming a game.
+/// and each player's name and pieces, so that a page can say who plays
+/// what without naming a game.
 pub fn served(
     game: &dyn Presentation,
     about: &str,
