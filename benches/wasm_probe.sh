@@ -16,7 +16,7 @@ runs=$1
 db=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-(cd "$root" && cargo build -q --release --locked -p boardsolve-probe --example probe_rate)
+(cd "$root" && cargo build -q --release --locked -p boardsolve-probe --features json --example probe_rate)
 "$root/web/build-wasm" "$dir/pkg"
 cp "$root/web/js/boardsolve.js" "$root/web/js/node.js" "$dir/pkg/"
 wasm=$dir/pkg/boardsolve_wasm_bg.wasm

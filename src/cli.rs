@@ -19,6 +19,24 @@ pub const EXIT_DATABASE: u8 = 3;
 /// Python package.
 pub const MAX_LINE: usize = 4096;
 
+/// The entries of a packed file's block, by default (`--block-entries` of
+/// `generator --layout packed` and `query pack`).
+pub const PACK_BLOCK_ENTRIES: u32 = crate::db::header::DEFAULT_BLOCK_ENTRIES;
+
+/// The compression level of a packed file's blocks, by default
+/// (`--level`).
+pub const PACK_LEVEL: u8 = crate::db::header::DEFAULT_LEVEL;
+
+/// The characters of a line longer than [`MAX_LINE`] that its error keeps
+/// to name it.
+pub const QUOTED: usize = 40;
+
+/// The first [`QUOTED`] characters of `text`: what the error of a line too
+/// long quotes.
+pub fn quoted(text: &str) -> String {
+    text.chars().take(QUOTED).collect()
+}
+
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS_HELP: &str = "\
 Exit status:
@@ -88,6 +106,17 @@ pub fn wrap(text: &str, width: usize, first: usize, indent: usize) -> String {
     out
 }
 
+/// A duration as people read it: `45s`, `12m 5s`, `3h 20m` (progress
+/// bars, spinners and estimates).
+pub fn duration(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {}s", s / 60, s % 60),
+        _ => format!("{}h {}m", s / 3600, s / 60 % 60),
+    }
+}
+
 /// The exit status of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells
 /// report it.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -141,6 +170,14 @@ extern "C" fn interrupted(signal: libc::c_int) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(duration(0.4), "0s");
+        assert_eq!(duration(59.0), "59s");
+        assert_eq!(duration(725.0), "12m 5s");
+        assert_eq!(duration(12_000.0), "3h 20m");
+    }
 
     #[test]
     fn wrapping_keeps_every_word_and_the_width() {

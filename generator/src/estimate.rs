@@ -1,7 +1,7 @@
 //! The line on stderr, before any work, that says what the run is expected
 //! to cost, so that a caller can stop a run too long for it at once.
 
-use boardsolve::bars::duration;
+use boardsolve::cli::duration;
 use boardsolve::registry::{AnyGame, DatabaseKind, TimeScale};
 
 use crate::output::bytes;

@@ -9,7 +9,7 @@ use boardsolve::games::british_square::BritishSquare;
 use boardsolve::games::connect_four::ConnectFour;
 use boardsolve::solve::book::{build_book, BookOptions};
 use boardsolve::{Game, Value};
-use boardsolve_probe::{OpenError, ProbeError, Tablebase};
+use boardsolve_probe::{ErrorKind, OpenError, ProbeError, Tablebase};
 
 fn bsq(dir: &Path, variant: &str) -> PathBuf {
     let game = BritishSquare::from_variant(variant).unwrap();
@@ -23,35 +23,69 @@ fn bsq(dir: &Path, variant: &str) -> PathBuf {
 fn answers_carry_every_move_and_agree_with_each_other() {
     let dir = tempfile::tempdir().unwrap();
     let tb = Tablebase::open(bsq(dir.path(), "3x3")).unwrap();
-    assert_eq!(tb.game(), "british-square");
-    assert_eq!(tb.variant(), "3x3");
+    assert_eq!(tb.game().name(), "british-square");
+    assert_eq!(tb.game().variant(), "3x3");
     assert!(tb.is_complete());
     assert_eq!(tb.len(), 74);
-    let start = tb.probe("start").unwrap();
+    let start = tb.parse("start").unwrap();
+    let answer = tb.answer(&start).unwrap();
     // X may not open in the centre on 3x3: 8 first moves.
-    assert_eq!(start.moves.len(), 8);
-    assert!(start.best_moves().count() >= 1);
+    assert_eq!(answer.moves().len(), 8);
+    assert_eq!(start.moves().len(), 8);
+    assert!(answer.best_moves().count() >= 1);
     // The value of a position is the value of its best moves, and each
     // move's value is the value of the position after it.
-    for m in &start.moves {
-        let after = tb.probe(&tb.play("start", &m.name).unwrap()).unwrap();
-        assert_eq!(m.value, after.value, "{}", m.name);
-        assert_eq!(m.remoteness, after.remoteness);
-        assert_eq!(m.best, m.value == start.value);
+    for m in answer.moves() {
+        let after = tb.answer(&start.play(&m.mv).unwrap()).unwrap();
+        assert_eq!(m.value, after.value(), "{}", m.mv);
+        assert_eq!(m.remoteness, after.remoteness());
+        assert_eq!(m.best, m.value == answer.value());
+        // A move read back from its name is the move.
+        assert_eq!(start.parse_move(m.mv.name()).unwrap(), m.mv);
     }
     // The line of perfect play ends the game with the start's value.
-    let line = tb.line("start").unwrap();
-    assert_eq!(line.len() as u32, start.remoteness);
-    let end = tb.probe(&line.join(" ")).unwrap();
-    assert!(end.moves.is_empty());
-    assert_eq!(end.value, start.value);
+    let line = tb.line(&start).unwrap();
+    assert_eq!(line.len() as u32, answer.remoteness());
+    let end = line.iter().fold(start, |p, m| p.play(m).unwrap());
+    assert!(end.is_over());
+    let last = tb.answer(&end).unwrap();
+    assert_eq!(last.moves().len(), 0);
+    assert_eq!(last.value(), answer.value());
+    // A position read back from its text is the position.
+    assert_eq!(tb.parse(&end.text()).unwrap(), end);
     // Batches keep the order and the errors.
-    let many = tb.probe_many(["start", "not a position", &line[0]]);
+    let many = tb.probe_many(["start", "not a position", line[0].name()]);
     assert_eq!(many.len(), 3);
-    assert_eq!(many[0].as_ref().unwrap(), &start);
-    assert!(matches!(many[1], Err(ProbeError::Position(_))));
-    let evals = tb.eval_many(["start"]);
-    assert_eq!(evals[0].as_ref().unwrap(), &start.eval());
+    assert_eq!(many[0].as_ref().unwrap(), &answer);
+    assert!(matches!(many[1], Err(ProbeError::Malformed { .. })));
+    let together = tb.answers(&[start, end, start.play(&line[0]).unwrap()]);
+    assert_eq!(together[0].as_ref().unwrap(), &answer);
+    assert_eq!(together[1].as_ref().unwrap(), &last);
+    assert_eq!(together[2].as_ref().unwrap(), many[2].as_ref().unwrap());
+    let evals = tb.evals(&[start]);
+    assert_eq!(evals[0].as_ref().unwrap(), &answer.eval());
+}
+
+#[test]
+fn positions_of_another_game_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let three = Tablebase::open(bsq(dir.path(), "3x3")).unwrap();
+    let four = Tablebase::open(bsq(dir.path(), "4x4")).unwrap();
+    let p = four.parse("start").unwrap();
+    match three.answer(&p) {
+        Err(e @ ProbeError::OtherGame { .. }) => {
+            assert_eq!(
+                e.to_string(),
+                "a position of british-square 4x4, not of british-square 3x3"
+            );
+            assert_eq!(e.kind(), ErrorKind::OtherGame);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same game opened twice is one game.
+    let again = Tablebase::open(bsq(dir.path(), "3x3")).unwrap();
+    assert_eq!(again.game(), three.game());
+    assert!(three.answer(&again.parse("a1").unwrap()).is_ok());
 }
 
 #[test]
@@ -59,19 +93,46 @@ fn every_kind_of_bad_input_is_a_typed_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = bsq(dir.path(), "3x3");
     let tb = Tablebase::open(&path).unwrap();
-    // Malformed and illegal positions.
-    for bad in ["", "z9", "XO.......", "XXXXXXXXXX", "4,4"] {
+    // Malformed and illegal positions, told apart by their kind.
+    for bad in ["", "z9", "XXXXXXXXXX"] {
         match tb.probe(bad) {
-            Err(ProbeError::Position(_)) => {}
+            Err(e @ ProbeError::Malformed { .. }) => {
+                assert_eq!(e.kind(), ErrorKind::MalformedPosition);
+                assert!(e.is_bad_input());
+            }
             other => panic!("{bad:?}: {other:?}"),
         }
     }
+    for bad in ["XO.......", "4,4"] {
+        match tb.probe(bad) {
+            Err(e @ ProbeError::Illegal { .. }) => {
+                assert_eq!(e.kind(), ErrorKind::IllegalPosition)
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    // Bad moves are not bad positions.
+    let start = tb.parse("start").unwrap();
+    assert!(matches!(
+        start.parse_move("z9"),
+        Err(ProbeError::MalformedMove { .. })
+    ));
+    let b2 = start.play_text("b1").unwrap();
+    assert!(matches!(
+        b2.parse_move("b1"),
+        Err(ProbeError::IllegalMove { .. })
+    ));
     // Missing, foreign and damaged files.
     match Tablebase::open(dir.path().join("missing.db")) {
-        Err(ProbeError::Open {
-            source: OpenError::Db(_),
-            path,
-        }) => assert!(path.ends_with("missing.db")),
+        Err(
+            e @ ProbeError::Open {
+                source: OpenError::Db(_),
+                ..
+            },
+        ) => {
+            assert_eq!(e.kind(), ErrorKind::MissingFile);
+            assert!(matches!(&e, ProbeError::Open { path, .. } if path.ends_with("missing.db")));
+        }
         other => panic!("{other:?}"),
     }
     std::fs::write(dir.path().join("text.db"), "not a database").unwrap();
@@ -126,7 +187,7 @@ fn past_a_book_is_not_in_the_book() {
     assert!(!tb.is_complete());
     // One stone: in the book with its children.
     let one = tb.probe("3").unwrap();
-    assert_eq!(one.moves.len(), 5);
+    assert_eq!(one.moves().len(), 5);
     // Three stones: past the book.
     match tb.probe("333") {
         Err(ProbeError::NotInBook { position }) => assert!(position.contains('X'), "{position}"),
@@ -134,6 +195,7 @@ fn past_a_book_is_not_in_the_book() {
     }
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn json_lines_made_together_are_the_lines_made_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -170,14 +232,14 @@ fn playing_the_best_moves_keeps_the_score_to_the_end() {
     boardsolve::db::write_database(&path, game.descriptor(), &sol.into()).unwrap();
     let tb = Tablebase::open(&path).unwrap();
     let mut position = "none A 0-0".to_owned();
-    let promised = tb.probe(&position).unwrap().value;
+    let promised = tb.probe(&position).unwrap().value();
     loop {
         let p = tb.probe(&position).unwrap();
-        assert_eq!(p.position, position.split(' ').next().unwrap());
+        assert_eq!(p.position().board(), position.split(' ').next().unwrap());
         let Some(best) = p.best_moves().next() else {
             break;
         };
-        position = tb.play(&position, &best.name).unwrap();
+        position = p.position().play(&best.mv).unwrap().text();
     }
     // At the end the text's score is the value promised at the start.
     let score = position.rsplit(' ').next().unwrap();
@@ -185,12 +247,14 @@ fn playing_the_best_moves_keeps_the_score_to_the_end() {
     let final_lead = a.parse::<i32>().unwrap() - b.parse::<i32>().unwrap();
     assert_eq!(final_lead, promised, "{position}");
     // Moves that are not legal here are errors.
+    let none = tb.parse("none A 0-0").unwrap();
     assert!(matches!(
-        tb.play("none A 0-0", "99"),
-        Err(ProbeError::Position(_))
+        none.play_text("99"),
+        Err(ProbeError::MalformedMove { .. })
     ));
+    let zero = tb.parse("0 A 0-0").unwrap();
     assert!(matches!(
-        tb.play("0 A 0-0", "0"),
-        Err(ProbeError::Position(_))
+        zero.play_text("0"),
+        Err(ProbeError::IllegalMove { .. })
     ));
 }

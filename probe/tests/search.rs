@@ -9,7 +9,7 @@ use boardsolve::core::NoProgress;
 use boardsolve::games::connect_four::ConnectFour;
 use boardsolve::solve::book::{build_book, BookOptions};
 use boardsolve::Game;
-use boardsolve_probe::{Cancel, ProbeError, SearchError, Tablebase};
+use boardsolve_probe::{Cancel, ProbeError, Tablebase};
 
 /// A Connect Four book of one stone on 6x5, written in `dir`: positions
 /// past it take a few hundred thousand nodes of search.
@@ -30,7 +30,7 @@ fn searches_in_a_row_share_one_table() {
         .unwrap()
         .with_search(20)
         .unwrap();
-    assert_eq!(tb.search_nodes(), Some(0));
+    assert_eq!(tb.search_nodes(), Some(0), "the searchers are made at once");
     assert!(tb.search_memory().is_some_and(|b| b >= 8 << 20));
     let first = tb.probe("3434").unwrap();
     let after_first = tb.search_nodes().unwrap();
@@ -61,17 +61,23 @@ fn a_stopped_search_is_a_typed_error_and_the_next_call_is_answered() {
     cancel.cancel();
     let e = cancel.run(|| tb.probe("3434")).unwrap_err();
     assert!(e.is_stopped(), "{e}");
-    assert!(matches!(e, ProbeError::Search(SearchError::Stopped)));
+    assert!(matches!(e, ProbeError::Stopped));
     assert_eq!(e.to_string(), "the search was stopped before it finished");
     // Every position of a batch says so.
     let all = cancel.run(|| tb.probe_many(["3434", "3", "start"]));
     assert!(all[0].as_ref().is_err_and(ProbeError::is_stopped));
-    let evals = cancel.run(|| tb.eval_many(["3434", "343"]));
+    let positions = [tb.parse("3434").unwrap(), tb.parse("343").unwrap()];
+    let evals = cancel.run(|| tb.evals(&positions));
     assert!(evals
         .iter()
         .all(|e| e.as_ref().is_err_and(ProbeError::is_stopped)));
     // Positions the book answers need no search.
-    assert!(cancel.run(|| tb.eval("3")).is_ok());
+    assert!(cancel.run(|| tb.eval(&tb.parse("3").unwrap())).is_ok());
+    // A deadline that passed is a time-out.
+    let late = Cancel::with_time_limit(std::time::Duration::ZERO);
+    let e = late.run(|| tb.probe("3434")).unwrap_err();
+    assert!(matches!(e, ProbeError::TimedOut), "{e}");
+    assert!(e.is_stopped());
     // Outside the stopped flag, the same tablebase answers.
     let plain = Tablebase::open(c4_book(dir.path()))
         .unwrap()

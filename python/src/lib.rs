@@ -1,7 +1,8 @@
 //! The native half of the `boardsolve` Python package: a database opened
-//! through the probe crate, answering in the JSON of `query --json` (the
-//! Python half turns it into dicts) and in `int32` buffers for value-only
-//! batches (the Python half views them as NumPy arrays).
+//! through the probe crate, answering with the objects `json.loads` makes of
+//! the lines of `query --json` (built from the typed answers, no text in
+//! between: [`objects`]), the lines themselves, and `int32` buffers for
+//! value-only batches (the Python half views them as NumPy arrays).
 //!
 //! Every call that may take long (a batch, `verify`, a search) runs on a
 //! thread of its own without the interpreter lock, while the calling thread
@@ -24,12 +25,12 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use boardsolve::analysis::json;
-use boardsolve::cli::MAX_LINE;
-use boardsolve::core::{Cancel, Progress};
-use boardsolve::db::DbError;
-use boardsolve::registry::{AnyGame, OpenError};
-use boardsolve_probe::{ProbeError, Tablebase};
+use boardsolve_probe::json::{self, AnswerFields, ErrorFields};
+use boardsolve_probe::whole::Progress;
+use boardsolve_probe::{
+    default_searchers, Answer, Cancel, ErrorKind, Game, Position, ProbeError, Tablebase,
+    MAX_POSITION, QUOTED,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
@@ -92,27 +93,16 @@ fn missing(py: Python<'_>, message: String) -> PyErr {
 /// The Python exception for a probe error.
 fn to_py(py: Python<'_>, e: ProbeError) -> PyErr {
     let message = e.to_string();
-    match e {
-        ProbeError::Open { source, .. } => match source {
-            OpenError::Db(DbError::Io { error, .. })
-                if error.kind() == std::io::ErrorKind::NotFound =>
-            {
-                missing(py, message)
-            }
-            OpenError::Db(
-                DbError::HeaderChecksum { .. }
-                | DbError::HeaderField { .. }
-                | DbError::Size { .. }
-                | DbError::RecordsChecksum
-                | DbError::Corrupted(_)
-                | DbError::BadRecord { .. },
-            ) => CorruptDatabase::new_err(message),
-            _ => DatabaseError::new_err(message),
-        },
-        ProbeError::Corrupt { .. } => CorruptDatabase::new_err(message),
-        ProbeError::Position(_) => PositionError::new_err(message),
-        ProbeError::Unreachable { .. } => Unreachable::new_err(message),
-        ProbeError::NotInBook { .. } => NotInBook::new_err(message),
+    match e.kind() {
+        ErrorKind::MissingFile => missing(py, message),
+        ErrorKind::DamagedFile | ErrorKind::Corrupt => CorruptDatabase::new_err(message),
+        ErrorKind::UnusableFile => DatabaseError::new_err(message),
+        ErrorKind::MalformedPosition
+        | ErrorKind::IllegalPosition
+        | ErrorKind::MalformedMove
+        | ErrorKind::IllegalMove => PositionError::new_err(message),
+        ErrorKind::Unreachable => Unreachable::new_err(message),
+        ErrorKind::NotInBook => NotInBook::new_err(message),
         _ => Error::new_err(message),
     }
 }
@@ -162,7 +152,7 @@ impl Pacer {
 }
 
 /// A position as the caller gave it, or the first characters of one longer
-/// than [`MAX_LINE`] bytes (which is not copied).
+/// than [`MAX_POSITION`] bytes (which is not copied).
 enum Input {
     Text(String),
     TooLong(String),
@@ -179,15 +169,15 @@ impl Input {
                     .map_or_else(|_| "something else".to_owned(), |n| n.to_string())
             ))
         })?;
-        // Characters first: a string of more than MAX_LINE of them is too
-        // long, whatever its bytes, and is not copied.
-        if text.len()? > MAX_LINE {
-            let head = fallible::substring(text, 0, HEAD)?;
+        // Characters first: a string of more than MAX_POSITION of them is
+        // too long, whatever its bytes, and is not copied.
+        if text.len()? > MAX_POSITION {
+            let head = fallible::substring(text, 0, QUOTED)?;
             return Ok(Input::TooLong(head.to_cow()?.into_owned()));
         }
         let text = text.to_cow()?;
-        if text.len() > MAX_LINE {
-            return Ok(Input::TooLong(text.chars().take(HEAD).collect()));
+        if text.len() > MAX_POSITION {
+            return Ok(Input::TooLong(text.chars().take(QUOTED).collect()));
         }
         Ok(Input::Text(text.into_owned()))
     }
@@ -199,10 +189,26 @@ impl Input {
             Input::TooLong(head) => Err(boardsolve_probe::too_long(head)),
         }
     }
+}
 
-    /// The JSON lines `query --json -` prints for `inputs`, in order: the
-    /// positions analysed together ([`Tablebase::probe_json_many`]).
-    fn json_lines(tb: &Tablebase, inputs: &[Input]) -> Vec<String> {
+/// One position of a batch answered, or refused, with its input.
+enum Reply {
+    Answer(String, Answer),
+    Refused(String, String),
+}
+
+impl Reply {
+    /// The object of the reply: the answer's dict, or `{"input", "error"}`.
+    fn object<'py>(&self, b: &mut objects::Builder<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Reply::Answer(input, a) => b.build(&AnswerFields::new(input, a, None)),
+            Reply::Refused(input, message) => b.build(&ErrorFields::new(Some(input), message)),
+        }
+    }
+
+    /// The replies to `inputs`, in order, as `query --json -` answers its
+    /// lines: their lookups made together ([`Tablebase::probe_many`]).
+    fn all(tb: &Tablebase, inputs: Vec<Input>) -> Vec<Reply> {
         let texts: Vec<&str> = inputs
             .iter()
             .filter_map(|i| match i {
@@ -210,26 +216,24 @@ impl Input {
                 Input::TooLong(_) => None,
             })
             .collect();
-        let mut answers = tb.probe_json_many(&texts).into_iter();
+        let mut answers = tb.probe_many(texts).into_iter();
         inputs
-            .iter()
+            .into_iter()
             .map(|i| match i {
                 // One answer per text, in order.
-                Input::Text(_) => match answers.next() {
-                    Some(a) => a,
-                    None => unreachable!("probe_json_many answers every position"),
+                Input::Text(t) => match answers.next() {
+                    Some(Ok(a)) => Reply::Answer(t, a),
+                    Some(Err(e)) => Reply::Refused(t, e.to_string()),
+                    None => Reply::Refused(t, "no answer".into()),
                 },
-                Input::TooLong(head) => boardsolve_probe::too_long_json(head),
+                Input::TooLong(head) => Reply::Refused(
+                    head,
+                    format!("input line is longer than {MAX_POSITION} bytes"),
+                ),
             })
             .collect()
     }
 }
-
-/// Positions [`Input::json_lines`] analyses together.
-const GROUP: usize = 16;
-
-/// Characters of a too-long position kept for its message.
-const HEAD: usize = 40;
 
 /// Stops long library work (`verify`) when the call's [`Cancel`] is set.
 struct Stop(Cancel);
@@ -393,24 +397,39 @@ fn batch<R: Send + 'static>(
     result
 }
 
-/// The JSON lines of a stretch, made in parallel.
-fn lines_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<String> {
-    stretch
-        .par_chunks(CHUNK)
+/// The replies of a stretch, made in parallel.
+fn replies_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<Reply> {
+    let mut chunks: Vec<Vec<Input>> = Vec::new();
+    let mut stretch = stretch.into_iter();
+    loop {
+        let chunk: Vec<Input> = stretch.by_ref().take(CHUNK).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    chunks
+        .into_par_iter()
         .map(|chunk| {
             if cancel.is_cancelled() {
                 return Vec::new();
             }
-            cancel.run(|| {
-                chunk
-                    .chunks(GROUP)
-                    .flat_map(|group| Input::json_lines(tb, group))
-                    .collect::<Vec<_>>()
-            })
+            cancel.run(|| Reply::all(tb, chunk))
         })
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
+        .collect()
+}
+
+/// The JSON lines of a stretch, made in parallel.
+fn lines_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<String> {
+    replies_of(tb, cancel, stretch)
+        .into_iter()
+        .map(|r| match r {
+            Reply::Answer(input, a) => json::answer(&input, &a, None),
+            Reply::Refused(input, message) => json::error(Some(&input), &message),
+        })
         .collect()
 }
 
@@ -431,11 +450,20 @@ fn evals_of(
                 .iter()
                 .map(Input::text)
                 .collect::<Result<Vec<&str>, _>>()?;
-            cancel
-                .run(|| tb.eval_many(texts))
+            // What cannot be answered at all fails every position, before
+            // any is read.
+            tb.ready().map_err(|e| e.for_another())?;
+            let parsed: Vec<Result<Position, ProbeError>> =
+                texts.iter().map(|t| tb.parse(t)).collect();
+            let valid: Vec<Position> = parsed.iter().flatten().copied().collect();
+            let mut evals = cancel.run(|| tb.evals(&valid)).into_iter();
+            parsed
                 .into_iter()
-                .map(|e| {
-                    let e = e?;
+                .map(|p| {
+                    p?;
+                    let e = evals
+                        .next()
+                        .unwrap_or_else(|| Err(ProbeError::SearchFailed("no answer".into())))?;
                     Ok((e.value, i32::try_from(e.remoteness).unwrap_or(i32::MAX)))
                 })
                 .collect::<Result<Vec<_>, ProbeError>>()
@@ -501,7 +529,7 @@ impl Database {
         };
         let tb = opened.map_err(|e| to_py(py, e))?;
         Ok(Database {
-            searching: search_bits.is_some() && tb.has_book(),
+            searching: search_bits.is_some() && tb.game().has_book(),
             tb: Arc::new(tb),
             path,
         })
@@ -520,11 +548,10 @@ impl Database {
         variant: &str,
         search_bits: Option<u32>,
     ) -> PyResult<Database> {
-        let game = AnyGame::new(name, variant).map_err(|e| Error::new_err(e.to_string()))?;
+        let game = Game::new(name, variant).map_err(|e| Error::new_err(e.to_string()))?;
         let opened = detached(py, move |_| {
             let tb = Tablebase::for_game(game)?;
-            let searchers = boardsolve::solve::live::default_searchers();
-            let bits = search_bits.or_else(|| tb.default_search_bits(searchers));
+            let bits = search_bits.or_else(|| game.default_search_bits(default_searchers()));
             match bits {
                 Some(bits) => tb.with_search(bits),
                 None => Ok(tb),
@@ -536,20 +563,20 @@ impl Database {
             None => "(live search)".into(),
         };
         Ok(Database {
-            searching: tb.has_book(),
+            searching: game.has_book(),
             tb: Arc::new(tb),
             path,
         })
     }
 
     #[getter]
-    fn game(&self) -> &str {
-        self.tb.game()
+    fn game(&self) -> &'static str {
+        self.tb.game().name()
     }
 
     #[getter]
-    fn variant(&self) -> &str {
-        self.tb.variant()
+    fn variant(&self) -> &'static str {
+        self.tb.game().variant()
     }
 
     #[getter]
@@ -564,7 +591,7 @@ impl Database {
 
     #[getter]
     fn score_meaning(&self) -> &'static str {
-        self.tb.score_meaning()
+        self.tb.game().score_meaning()
     }
 
     /// The answer as the dict `json.loads` makes of its JSON line, or an
@@ -575,17 +602,19 @@ impl Database {
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let input = Input::from_py(position)?;
-        let line = self.call(py, move |tb| {
-            let text = input.text()?;
-            tb.probe_json_checked(text)
+        let (input, answer) = self.call(py, move |tb| {
+            let answer = tb.probe(input.text()?)?;
+            Ok((input, answer))
         })?;
-        objects::Builder::new(py).build(&line)
+        let input = input.text().map_err(|e| to_py(py, e))?;
+        objects::Builder::new(py).build(&AnswerFields::new(input, &answer, None))
     }
 
     /// The answers as dicts, one per position, errors as
-    /// `{"input", "error"}`. The lines of one stretch of positions are made
-    /// in parallel, without the interpreter, while this thread turns those
-    /// of the stretch before into objects that share their short strings.
+    /// `{"input", "error"}`. The answers of one stretch of positions are
+    /// made in parallel, without the interpreter, while this thread turns
+    /// those of the stretch before into objects that share their short
+    /// strings.
     fn probe_many<'py>(
         &self,
         py: Python<'py>,
@@ -594,9 +623,9 @@ impl Database {
         let mut builder = objects::Builder::new(py);
         let answers = fallible::list(py)?;
         let mut pacer = Pacer::new();
-        batch(py, &self.tb, positions, lines_of, |lines| {
-            for line in &lines {
-                answers.append(builder.build(line)?)?;
+        batch(py, &self.tb, positions, replies_of, |replies| {
+            for reply in &replies {
+                answers.append(reply.object(&mut builder)?)?;
                 pacer.step(py)?;
             }
             Ok(())
@@ -664,14 +693,20 @@ impl Database {
         mv: &Bound<'_, PyAny>,
     ) -> PyResult<String> {
         let (position, mv) = (Input::from_py(position)?, Input::from_py(mv)?);
-        py.detach(|| self.tb.play(position.text()?, mv.text()?))
-            .map_err(|e| to_py(py, e))
+        py.detach(|| {
+            let position = self.tb.parse(position.text()?)?;
+            Ok(position.play_text(mv.text()?)?.text())
+        })
+        .map_err(|e| to_py(py, e))
     }
 
     /// The moves of perfect play from a position to the end.
     fn line(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         let input = Input::from_py(position)?;
-        self.call(py, move |tb| tb.line(input.text()?))
+        self.call(py, move |tb| {
+            let line = tb.line(&tb.parse(input.text()?)?)?;
+            Ok(line.iter().map(|m| m.name().to_owned()).collect())
+        })
     }
 
     /// What `query --json info` prints, as JSON: of the file this database
@@ -690,12 +725,13 @@ impl Database {
         let tb = Arc::clone(&self.tb);
         let path = self.path.display().to_string();
         let report = detached(py, move |cancel| {
-            let game = tb.any_game().game();
-            // A database of this package always has its file.
-            let db = tb.database().ok_or("no database file")?;
-            let report = boardsolve::analysis::verify::verify(db, game, &Stop(cancel.clone()))
+            if !tb.has_file() {
+                return Err("no database file".to_owned());
+            }
+            let report = tb
+                .verify(&Stop(cancel.clone()))
                 .map_err(|e| e.to_string())?;
-            Ok::<_, String>(json::verify(&path, game, Ok(&report)))
+            Ok(json::whole::verify(&path, tb.game(), Ok(&report)))
         })?;
         report.map_err(|message| {
             CorruptDatabase::new_err(format!("{}: {message}", self.path.display()))

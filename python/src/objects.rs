@@ -1,15 +1,21 @@
-//! Answer lines turned into Python objects without `json.loads`.
+//! Answers turned into Python objects, straight from the typed values: any
+//! value the probe crate's JSON shapes serialize ([`json::AnswerFields`]
+//! and the others) becomes the object `json.loads` would make of its JSON
+//! line (dicts in field order, lists, str, int, bool, None), with no text
+//! in between.
 //!
-//! The lines are the JSON of `query --json`, so the objects are those
-//! `json.loads` would give (dicts in field order, lists, str, int, bool,
-//! None). Building them here is cheaper: the short strings a batch repeats
-//! millions of times (field names, moves, "win", "tie", "lose") are made
-//! once per batch and shared, and nothing is decoded twice.
+//! A batch makes millions of objects, so the short strings it repeats
+//! (field names, moves, "win", "tie", "lose") are made once per batch and
+//! shared, and each dict is a copy of one of the same keys, which CPython
+//! makes at its final size.
+//!
+//! [`json::AnswerFields`]: boardsolve_probe::json::AnswerFields
 
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
+use serde::ser::{self, Serialize};
 
 /// Objects made through the C API with its failure as the exception
 /// (`MemoryError`): PyO3's constructors of `str`, `dict`, `int` and
@@ -74,10 +80,16 @@ pub mod fallible {
         unsafe { Ok(owned(py, ffi::PyDict_New())?.cast_into_unchecked()) }
     }
 
-    /// An `int`.
+    /// An `int` of a signed number.
     pub fn int(py: Python<'_>, n: i64) -> PyResult<Bound<'_, PyAny>> {
         // SAFETY: a new reference or NULL with the error set.
         unsafe { owned(py, ffi::PyLong_FromLongLong(n)) }
+    }
+
+    /// An `int` of an unsigned number.
+    pub fn uint(py: Python<'_>, n: u64) -> PyResult<Bound<'_, PyAny>> {
+        // SAFETY: a new reference or NULL with the error set.
+        unsafe { owned(py, ffi::PyLong_FromUnsignedLongLong(n)) }
     }
 
     /// A `float`.
@@ -90,7 +102,7 @@ pub mod fallible {
 /// Strings up to this many bytes are made once per batch and shared.
 const SHARED_LEN: usize = 24;
 
-/// Runs of keys kept as dicts to copy (a batch has two or three).
+/// Sets of keys kept as dicts to copy (a batch has two or three).
 const TEMPLATES: usize = 8;
 
 /// Slots of the shared-string cache (a power of two). A batch's field
@@ -104,17 +116,15 @@ struct Slot<'py> {
     string: Bound<'py, PyString>,
 }
 
-/// Builds the objects of many JSON texts, sharing their short strings.
+/// Builds the objects of many values, sharing their short strings.
 pub struct Builder<'py> {
     py: Python<'py>,
     shared: Vec<Option<Slot<'py>>>,
-    /// Key-value pairs of the objects being read, innermost last.
-    pairs: Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>,
-    /// One dict per run of keys met (an answer, a move, an error), its
-    /// values `None`: a new object is a copy of it, which CPython makes
-    /// at its final size, instead of a dict grown key by key.
+    /// Key-value pairs of the dicts being made, innermost last.
+    pairs: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    /// One dict per set of keys met (an answer, a move, an error), its
+    /// values `None`, the keys told apart by their shared strings.
     templates: Vec<(Vec<usize>, Bound<'py, PyDict>)>,
-    unescaped: String,
 }
 
 /// The cache slot of a short string: FNV-1a over its bytes.
@@ -126,49 +136,6 @@ fn slot_of(raw: &[u8]) -> usize {
     (h as usize) & (SLOTS - 1)
 }
 
-/// A position in one JSON text.
-struct Cursor<'a> {
-    text: &'a str,
-    at: usize,
-}
-
-fn malformed(text: &str, at: usize) -> PyErr {
-    PyValueError::new_err(format!(
-        "boardsolve: malformed answer at byte {at}: {text:?}"
-    ))
-}
-
-impl<'a> Cursor<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.at).copied()
-    }
-
-    fn skip_space(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-            self.at += 1;
-        }
-    }
-
-    fn expect(&mut self, byte: u8) -> PyResult<()> {
-        self.skip_space();
-        if self.peek() == Some(byte) {
-            self.at += 1;
-            Ok(())
-        } else {
-            Err(malformed(self.text, self.at))
-        }
-    }
-
-    fn literal(&mut self, word: &str) -> PyResult<()> {
-        if self.text[self.at..].starts_with(word) {
-            self.at += word.len();
-            Ok(())
-        } else {
-            Err(malformed(self.text, self.at))
-        }
-    }
-}
-
 impl<'py> Builder<'py> {
     /// A builder whose shared strings live as long as it does.
     pub fn new(py: Python<'py>) -> Self {
@@ -177,104 +144,39 @@ impl<'py> Builder<'py> {
             shared: (0..SLOTS).map(|_| None).collect(),
             pairs: Vec::new(),
             templates: Vec::new(),
-            unescaped: String::new(),
         }
     }
 
-    /// The object of one JSON text.
-    pub fn build(&mut self, text: &str) -> PyResult<Bound<'py, PyAny>> {
-        let mut cursor = Cursor { text, at: 0 };
-        let value = self.value(&mut cursor)?;
-        cursor.skip_space();
-        if cursor.at == text.len() {
-            Ok(value)
-        } else {
-            Err(malformed(text, cursor.at))
-        }
+    /// The object of `value`.
+    pub fn build(&mut self, value: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
+        value.serialize(Objects { b: self }).map_err(|e| e.0)
     }
 
-    fn value(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyAny>> {
-        c.skip_space();
-        match c.peek() {
-            Some(b'{') => {
-                c.at += 1;
-                c.skip_space();
-                if c.peek() == Some(b'}') {
-                    c.at += 1;
-                    return Ok(fallible::dict(self.py)?.into_any());
-                }
-                // The pairs first (on a stack shared by nested objects),
-                // then the dict, copied from one of the same keys.
-                let first = self.pairs.len();
-                loop {
-                    c.skip_space();
-                    let key = self.string(c)?;
-                    c.expect(b':')?;
-                    let value = self.value(c)?;
-                    self.pairs.push((key, value));
-                    c.skip_space();
-                    match c.peek() {
-                        Some(b',') => c.at += 1,
-                        Some(b'}') => {
-                            c.at += 1;
-                            break;
-                        }
-                        _ => return Err(malformed(c.text, c.at)),
-                    }
-                }
-                let dict = self.dict_like(first)?;
-                for (key, value) in self.pairs.drain(first..) {
-                    dict.set_item(key, value)?;
-                }
-                Ok(dict.into_any())
-            }
-            Some(b'[') => {
-                c.at += 1;
-                let mut items = Vec::new();
-                c.skip_space();
-                if c.peek() == Some(b']') {
-                    c.at += 1;
-                } else {
-                    loop {
-                        items.push(self.value(c)?);
-                        c.skip_space();
-                        match c.peek() {
-                            Some(b',') => c.at += 1,
-                            Some(b']') => {
-                                c.at += 1;
-                                break;
-                            }
-                            _ => return Err(malformed(c.text, c.at)),
-                        }
-                    }
-                }
-                let list = fallible::list(self.py)?;
-                for item in items {
-                    list.append(item)?;
-                }
-                Ok(list.into_any())
-            }
-            Some(b'"') => Ok(self.string(c)?.into_any()),
-            Some(b't') => {
-                c.literal("true")?;
-                Ok(PyBool::new(self.py, true).to_owned().into_any())
-            }
-            Some(b'f') => {
-                c.literal("false")?;
-                Ok(PyBool::new(self.py, false).to_owned().into_any())
-            }
-            Some(b'n') => {
-                c.literal("null")?;
-                Ok(self.py.None().into_bound(self.py))
-            }
-            Some(b'-' | b'0'..=b'9') => self.number(c),
-            _ => Err(malformed(c.text, c.at)),
+    /// A `str` of `s`, shared when it is short.
+    fn string(&mut self, s: &str) -> PyResult<Bound<'py, PyString>> {
+        if s.len() > SHARED_LEN {
+            return fallible::string(self.py, s);
         }
+        let slot = &mut self.shared[slot_of(s.as_bytes())];
+        if let Some(hit) = slot {
+            if hit.bytes[..hit.len] == *s.as_bytes() {
+                return Ok(hit.string.clone());
+            }
+        }
+        let string = fallible::string(self.py, s)?;
+        let mut bytes = [0; SHARED_LEN];
+        bytes[..s.len()].copy_from_slice(s.as_bytes());
+        *slot = Some(Slot {
+            len: s.len(),
+            bytes,
+            string: string.clone(),
+        });
+        Ok(string)
     }
 
-    /// An empty-valued dict with the keys of `self.pairs[first..]`, in
-    /// their order, to be filled.
-    fn dict_like(&mut self, first: usize) -> PyResult<Bound<'py, PyDict>> {
+    /// The dict of the pairs from `first` on, in their order: a copy of
+    /// the template of the same keys, filled.
+    fn dict(&mut self, first: usize) -> PyResult<Bound<'py, PyAny>> {
         let keys = &self.pairs[first..];
         let same = |shape: &[usize]| {
             shape.len() == keys.len()
@@ -283,149 +185,292 @@ impl<'py> Builder<'py> {
                     .zip(keys)
                     .all(|(&k, (key, _))| k == key.as_ptr() as usize)
         };
-        if let Some((_, template)) = self.templates.iter().find(|(shape, _)| same(shape)) {
-            return template.copy();
-        }
-        let template = fallible::dict(self.py)?;
-        for (key, _) in keys {
-            template.set_item(key, self.py.None())?;
-        }
-        if self.templates.len() < TEMPLATES {
-            let shape = keys.iter().map(|(key, _)| key.as_ptr() as usize).collect();
-            self.templates.push((shape, template.clone()));
-        }
-        template.copy()
-    }
-
-    fn number(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyAny>> {
-        let start = c.at;
-        let mut integral = true;
-        while let Some(b) = c.peek() {
-            match b {
-                b'0'..=b'9' | b'-' | b'+' => {}
-                b'.' | b'e' | b'E' => integral = false,
-                _ => break,
-            }
-            c.at += 1;
-        }
-        let digits = &c.text[start..c.at];
-        if integral {
-            if let Ok(n) = digits.parse::<i64>() {
-                return fallible::int(self.py, n);
-            }
-        }
-        let x: f64 = digits.parse().map_err(|_| malformed(c.text, start))?;
-        fallible::float(self.py, x)
-    }
-
-    /// A string at the cursor (which is on its opening quote).
-    fn string(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyString>> {
-        if c.peek() != Some(b'"') {
-            return Err(malformed(c.text, c.at));
-        }
-        let start = c.at + 1;
-        let bytes = c.text.as_bytes();
-        let mut end = start;
-        while end < bytes.len() && bytes[end] != b'"' && bytes[end] != b'\\' {
-            end += 1;
-        }
-        match bytes.get(end) {
-            Some(b'"') => {
-                c.at = end + 1;
-                let raw = &c.text[start..end];
-                if raw.len() > SHARED_LEN {
-                    return fallible::string(self.py, raw);
+        let dict = match self.templates.iter().find(|(shape, _)| same(shape)) {
+            Some((_, template)) => template.copy()?,
+            None => {
+                let template = fallible::dict(self.py)?;
+                for (key, _) in keys {
+                    template.set_item(key, self.py.None())?;
                 }
-                let slot = &mut self.shared[slot_of(raw.as_bytes())];
-                if let Some(hit) = slot {
-                    if hit.bytes[..hit.len] == *raw.as_bytes() {
-                        return Ok(hit.string.clone());
-                    }
+                if self.templates.len() < TEMPLATES {
+                    let shape = keys.iter().map(|(key, _)| key.as_ptr() as usize).collect();
+                    self.templates.push((shape, template.clone()));
                 }
-                let string = fallible::string(self.py, raw)?;
-                let mut bytes = [0; SHARED_LEN];
-                bytes[..raw.len()].copy_from_slice(raw.as_bytes());
-                *slot = Some(Slot {
-                    len: raw.len(),
-                    bytes,
-                    string: string.clone(),
-                });
-                Ok(string)
-            }
-            Some(b'\\') => {
-                c.at = start;
-                self.escaped(c)
-            }
-            _ => Err(malformed(c.text, start)),
-        }
-    }
-
-    /// A string with escapes, from just after its opening quote.
-    fn escaped(&mut self, c: &mut Cursor<'_>) -> PyResult<Bound<'py, PyString>> {
-        let text = c.text;
-        let mut out = std::mem::take(&mut self.unescaped);
-        out.clear();
-        let mut chars = text[c.at..].char_indices();
-        let result = loop {
-            let Some((i, ch)) = chars.next() else {
-                break Err(malformed(text, text.len()));
-            };
-            match ch {
-                '"' => {
-                    c.at += i + 1;
-                    break fallible::string(self.py, &out);
-                }
-                '\\' => {
-                    let Some((_, e)) = chars.next() else {
-                        break Err(malformed(text, text.len()));
-                    };
-                    match e {
-                        '"' | '\\' | '/' => out.push(e),
-                        'b' => out.push('\u{8}'),
-                        'f' => out.push('\u{c}'),
-                        'n' => out.push('\n'),
-                        'r' => out.push('\r'),
-                        't' => out.push('\t'),
-                        'u' => {
-                            let Some(unit) = hex4(&mut chars) else {
-                                break Err(malformed(text, c.at + i));
-                            };
-                            let code = if (0xD800..0xDC00).contains(&unit) {
-                                // A surrogate pair: the low half follows.
-                                let low = match (chars.next(), chars.next()) {
-                                    (Some((_, '\\')), Some((_, 'u'))) => hex4(&mut chars),
-                                    _ => None,
-                                };
-                                match low {
-                                    Some(low) if (0xDC00..0xE000).contains(&low) => {
-                                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                                    }
-                                    _ => break Err(malformed(text, c.at + i)),
-                                }
-                            } else {
-                                unit
-                            };
-                            match char::from_u32(code) {
-                                Some(ch) => out.push(ch),
-                                None => break Err(malformed(text, c.at + i)),
-                            }
-                        }
-                        _ => break Err(malformed(text, c.at + i)),
-                    }
-                }
-                _ => out.push(ch),
+                template.copy()?
             }
         };
-        self.unescaped = out;
-        result
+        for (key, value) in self.pairs.drain(first..) {
+            dict.set_item(key, value)?;
+        }
+        Ok(dict.into_any())
     }
 }
 
-/// Four hex digits of a `\u` escape.
-fn hex4(chars: &mut std::str::CharIndices<'_>) -> Option<u32> {
-    let mut unit = 0;
-    for _ in 0..4 {
-        unit = unit * 16 + chars.next()?.1.to_digit(16)?;
+/// A Python exception carried through serde.
+#[derive(Debug)]
+pub struct Failed(PyErr);
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
     }
-    Some(unit)
+}
+
+impl std::error::Error for Failed {}
+
+impl ser::Error for Failed {
+    fn custom<T: std::fmt::Display>(msg: T) -> Failed {
+        Failed(PyValueError::new_err(msg.to_string()))
+    }
+}
+
+impl From<PyErr> for Failed {
+    fn from(e: PyErr) -> Failed {
+        Failed(e)
+    }
+}
+
+/// The serializer that makes objects.
+struct Objects<'b, 'py> {
+    b: &'b mut Builder<'py>,
+}
+
+/// A list being made.
+struct Seq<'b, 'py> {
+    b: &'b mut Builder<'py>,
+    items: Vec<Bound<'py, PyAny>>,
+}
+
+/// A dict being made: its pairs go on the builder's stack from `first`.
+struct Map<'b, 'py> {
+    b: &'b mut Builder<'py>,
+    first: usize,
+    key: Option<Bound<'py, PyAny>>,
+}
+
+type Made<'py> = Result<Bound<'py, PyAny>, Failed>;
+
+impl<'b, 'py> ser::Serializer for Objects<'b, 'py> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = Failed;
+    type SerializeSeq = Seq<'b, 'py>;
+    type SerializeTuple = Seq<'b, 'py>;
+    type SerializeTupleStruct = Seq<'b, 'py>;
+    type SerializeTupleVariant = ser::Impossible<Bound<'py, PyAny>, Failed>;
+    type SerializeMap = Map<'b, 'py>;
+    type SerializeStruct = Map<'b, 'py>;
+    type SerializeStructVariant = ser::Impossible<Bound<'py, PyAny>, Failed>;
+
+    fn serialize_bool(self, v: bool) -> Made<'py> {
+        Ok(PyBool::new(self.b.py, v).to_owned().into_any())
+    }
+    fn serialize_i8(self, v: i8) -> Made<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Made<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Made<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> Made<'py> {
+        Ok(fallible::int(self.b.py, v)?)
+    }
+    fn serialize_u8(self, v: u8) -> Made<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Made<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Made<'py> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Made<'py> {
+        Ok(fallible::uint(self.b.py, v)?)
+    }
+    fn serialize_u128(self, v: u128) -> Made<'py> {
+        match u64::try_from(v) {
+            Ok(v) => self.serialize_u64(v),
+            Err(_) => Ok(self
+                .b
+                .py
+                .get_type::<pyo3::types::PyInt>()
+                .call1((v.to_string(),))?),
+        }
+    }
+    fn serialize_f32(self, v: f32) -> Made<'py> {
+        self.serialize_f64(v.into())
+    }
+    fn serialize_f64(self, v: f64) -> Made<'py> {
+        Ok(fallible::float(self.b.py, v)?)
+    }
+    fn serialize_char(self, v: char) -> Made<'py> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Made<'py> {
+        Ok(self.b.string(v)?.into_any())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Made<'py> {
+        Err(ser::Error::custom("bytes have no object here"))
+    }
+    fn serialize_none(self) -> Made<'py> {
+        Ok(self.b.py.None().into_bound(self.b.py))
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Made<'py> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Made<'py> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Made<'py> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Made<'py> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Made<'py> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Made<'py> {
+        Err(ser::Error::custom("enum variants have no object here"))
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'b, 'py>, Failed> {
+        Ok(Seq {
+            b: self.b,
+            items: Vec::with_capacity(len.unwrap_or(0)),
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Seq<'b, 'py>, Failed> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq<'b, 'py>, Failed> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Failed> {
+        Err(ser::Error::custom("enum variants have no object here"))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Map<'b, 'py>, Failed> {
+        let first = self.b.pairs.len();
+        Ok(Map {
+            b: self.b,
+            first,
+            key: None,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Map<'b, 'py>, Failed> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Failed> {
+        Err(ser::Error::custom("enum variants have no object here"))
+    }
+}
+
+impl<'py> Seq<'_, 'py> {
+    fn push<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Failed> {
+        let item = value.serialize(Objects { b: self.b })?;
+        self.items.push(item);
+        Ok(())
+    }
+
+    fn list(self) -> Made<'py> {
+        let list = fallible::list(self.b.py)?;
+        for item in self.items {
+            list.append(item)?;
+        }
+        Ok(list.into_any())
+    }
+}
+
+impl<'py> ser::SerializeSeq for Seq<'_, 'py> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = Failed;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Failed> {
+        self.push(value)
+    }
+    fn end(self) -> Made<'py> {
+        self.list()
+    }
+}
+
+impl<'py> ser::SerializeTuple for Seq<'_, 'py> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = Failed;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Failed> {
+        self.push(value)
+    }
+    fn end(self) -> Made<'py> {
+        self.list()
+    }
+}
+
+impl<'py> ser::SerializeTupleStruct for Seq<'_, 'py> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = Failed;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Failed> {
+        self.push(value)
+    }
+    fn end(self) -> Made<'py> {
+        self.list()
+    }
+}
+
+impl<'py> ser::SerializeMap for Map<'_, 'py> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = Failed;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), Failed> {
+        self.key = Some(key.serialize(Objects { b: self.b })?);
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Failed> {
+        let value = value.serialize(Objects { b: self.b })?;
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| <Failed as ser::Error>::custom("a value without its key"))?;
+        self.b.pairs.push((key, value));
+        Ok(())
+    }
+    fn end(self) -> Made<'py> {
+        Ok(self.b.dict(self.first)?)
+    }
+}
+
+impl<'py> ser::SerializeStruct for Map<'_, 'py> {
+    type Ok = Bound<'py, PyAny>;
+    type Error = Failed;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Failed> {
+        let key = self.b.string(key)?.into_any();
+        let value = value.serialize(Objects { b: self.b })?;
+        self.b.pairs.push((key, value));
+        Ok(())
+    }
+    fn end(self) -> Made<'py> {
+        Ok(self.b.dict(self.first)?)
+    }
 }

@@ -5,10 +5,11 @@ use std::io::{self, IsTerminal};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use boardsolve::cli::EXIT_STATUS_HELP;
-use boardsolve::db::pack::{DEFAULT_BLOCK_ENTRIES, DEFAULT_LEVEL};
-use boardsolve::registry;
-use boardsolve::solve::live::{default_searchers, DEFAULT_TABLE_BITS};
+use boardsolve::cli::{EXIT_STATUS_HELP, PACK_BLOCK_ENTRIES, PACK_LEVEL};
+use boardsolve_probe::{
+    default_searchers, game_names, games, games_help, table_bits_help, DEFAULT_CACHE_BYTES,
+    DEFAULT_TABLE_BITS,
+};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 /// Answer positions of a solved game from its database: the exact value,
@@ -123,7 +124,7 @@ impl DbArgs {
 }
 
 /// The default of `--cache`: 64 MiB.
-const DEFAULT_CACHE_MIB: usize = boardsolve::db::packed::DEFAULT_CACHE_BYTES >> 20;
+const DEFAULT_CACHE_MIB: usize = DEFAULT_CACHE_BYTES >> 20;
 
 /// The flags of the answers (no command).
 #[derive(Args, Debug)]
@@ -246,25 +247,26 @@ pub struct PlayArgs {
 /// file, or live search), then the commands.
 fn examples() -> Vec<String> {
     let mut lines = Vec::new();
-    for (i, g) in registry::GAMES.iter().enumerate() {
+    let all: Vec<_> = games().collect();
+    for (i, g) in all.iter().enumerate() {
         let game = if i == 0 {
             String::new()
         } else {
-            format!("--game {} ", g.name)
+            format!("--game {} ", g.name())
         };
-        lines.push(format!("query {game}\"{}\"", g.example));
+        lines.push(format!("query {game}\"{}\"", g.example()));
     }
-    let first = &registry::GAMES[0];
-    lines.push(format!("query --json --pv \"{}\"", first.example));
+    if let Some(first) = all.first() {
+        lines.push(format!("query --json --pv \"{}\"", first.example()));
+    }
     lines.push("query --json - < positions.txt".to_owned());
     lines.push("query --svg board.svg start".to_owned());
     lines.push("query play --ai second".to_owned());
     lines.push("query stats".to_owned());
     lines.push("query verify".to_owned());
-    lines.push(format!(
-        "query info --db {}.db",
-        registry::GAMES[1].file_stem
-    ));
+    if let Some(second) = all.get(1) {
+        lines.push(format!("query info --db {}.db", second.file_stem()));
+    }
     lines
 }
 
@@ -279,7 +281,7 @@ pub fn command() -> clap::Command {
         0,
     );
     after.push('\n');
-    after.push_str(&registry::games_help());
+    after.push_str(&games_help());
     after.push_str("\nExamples (in a directory holding the default files):\n");
     for e in examples() {
         after.push_str("  ");
@@ -288,12 +290,12 @@ pub fn command() -> clap::Command {
     }
     after.push('\n');
     after.push_str(EXIT_STATUS_HELP);
-    let games = format!("one of: {}", registry::known_names());
+    let names = format!("one of: {}", game_names());
     Cli::command()
         .after_long_help(after)
         .after_help(format!(
             "Games: {}. More, with examples and exit statuses: --help",
-            registry::known_names()
+            game_names()
         ))
         .mut_arg("table_bits", |a| {
             let help = a
@@ -308,7 +310,7 @@ pub fn command() -> clap::Command {
                  --search-threads.] {}",
                 default_searchers(),
                 SERVE_TABLE_BITS,
-                registry::table_bits_help()
+                table_bits_help()
             ))
         })
         .mut_arg("game", |a| {
@@ -317,7 +319,7 @@ pub fn command() -> clap::Command {
                 .or(a.get_help())
                 .map(|h| h.to_string())
                 .unwrap_or_default();
-            a.long_help(format!("{help} ({games})"))
+            a.long_help(format!("{help} ({names})"))
         })
 }
 
@@ -335,11 +337,11 @@ pub struct PackArgs {
 
     /// Entries per block, a power of two from 64 to 1048576: larger blocks
     /// compress better, smaller ones decode faster.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCK_ENTRIES)]
+    #[arg(long, value_name = "N", default_value_t = PACK_BLOCK_ENTRIES)]
     pub block_entries: u32,
 
     /// DEFLATE level, 1 (fastest) to 10 (smallest).
-    #[arg(long, value_name = "L", default_value_t = DEFAULT_LEVEL)]
+    #[arg(long, value_name = "L", default_value_t = PACK_LEVEL)]
     pub level: u8,
 
     /// No progress bar.

@@ -6,10 +6,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use boardsolve::analysis::{json, picture};
-use boardsolve::cli::EXIT_USAGE;
-use boardsolve::render::Presentation;
-use boardsolve::{analyze_position, Oracle};
+use boardsolve::cli::{quoted, EXIT_USAGE};
+use boardsolve_probe::{json, Position};
 
 use crate::args::{Ask, DbArgs};
 use crate::failure::Failure;
@@ -27,8 +25,13 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         });
     }
     let source = Source::open(db_args)?;
-    let oracle = source.oracle()?;
-    let oracle = &*oracle;
+    // What answers need is set up first: a search that cannot be made
+    // fails the run before any answer.
+    source
+        .tb()
+        .ready()
+        .map_err(|e| Failure::from(anyhow::Error::new(e)))?;
+    let tb = source.tb();
     let mode = Mode {
         json: db_args.json,
         pv: ask.pv,
@@ -36,7 +39,6 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
         weak: ask.weak,
     };
     let json = db_args.json;
-    let game = source.game().present();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let start = ["start".to_owned()];
@@ -52,10 +54,8 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
     let mut unread = false;
     for p in positions {
         if p == "-" {
-            if let Some(db) = source.db() {
-                db.build_index();
-            }
-            refused.merge(batch::answer_stdin(game, oracle, mode, &mut out)?);
+            tb.build_index();
+            refused.merge(batch::answer_stdin(&source, mode, &mut out)?);
             continue;
         }
         if p.len() > lines::MAX_LINE {
@@ -63,8 +63,7 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             let e = Refusal::bad_line(format!("position is longer than {} bytes", lines::MAX_LINE));
             refused.add(&e);
             if json {
-                let head: String = p.chars().take(40).collect();
-                writeln!(out, "{}", json::error(Some(&head), &e.message))
+                writeln!(out, "{}", json::error(Some(&quoted(p)), &e.message))
                     .context("writing output")?;
             }
             out.flush().context("writing output")?;
@@ -72,8 +71,14 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             first = false;
             continue;
         }
+        // Parsed once, for the picture and the answer.
+        let position = tb.parse(p);
         if let Some(path) = &ask.svg {
-            if let Err(e) = write_svg(game, oracle, p, path) {
+            let drawn = position
+                .as_ref()
+                .map_err(|e| Failure::from(anyhow::anyhow!("{e}")))
+                .and_then(|position| write_svg(&source, position, path));
+            if let Err(e) = drawn {
                 out.flush().context("writing output")?;
                 return Err(e);
             }
@@ -82,7 +87,11 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
                 continue;
             }
         }
-        match answer_one(game, oracle, p, mode) {
+        let answered = match &position {
+            Ok(position) => source.busy(|| answer_one(tb, p, position, mode)),
+            Err(e) => Err(Refusal::bad_line(e.to_string())),
+        };
+        match answered {
             Ok(text) => {
                 if !json && !first {
                     writeln!(out).context("writing output")?;
@@ -100,7 +109,7 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
                 }
                 out.flush().context("writing output")?;
                 eprintln!("query: error: {}", e.message);
-                unread |= source.assumed && game.parse(p).is_err();
+                unread |= source.assumed && position.is_err();
             }
         }
         first = false;
@@ -113,16 +122,13 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
 }
 
 /// Writes the SVG picture of one position to `path` (`-`: stdout).
-fn write_svg(
-    game: &dyn Presentation,
-    db: &dyn Oracle,
-    input: &str,
-    path: &Path,
-) -> Result<(), Failure> {
-    let position = game.parse(input).map_err(anyhow::Error::new)?;
-    let a = analyze_position(game, db, &position).map_err(anyhow::Error::new)?;
-    let picture = picture::svg(game, &a)
-        .ok_or_else(|| anyhow::anyhow!("{} has no SVG picture", game.descriptor().name))?;
+fn write_svg(source: &Source, position: &Position, path: &Path) -> Result<(), Failure> {
+    let a = source
+        .busy(|| source.tb().answer(position))
+        .map_err(anyhow::Error::new)?;
+    let picture = a
+        .svg()
+        .ok_or_else(|| anyhow::anyhow!("{} has no SVG picture", source.game().name()))?;
     if path == Path::new("-") {
         let mut out = io::stdout().lock();
         out.write_all(picture.as_bytes())

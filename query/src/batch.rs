@@ -4,12 +4,11 @@
 use std::io::{self, Write};
 
 use anyhow::{Context, Result};
-use boardsolve::render::Presentation;
-use boardsolve::Oracle;
 use rayon::prelude::*;
 
 use crate::lines;
 use crate::reply::{answer_group, Answers, Mode, Refusal, Refused};
+use crate::source::Source;
 
 /// Lines answered together in batch mode: enough to keep both cores busy,
 /// few enough that memory stays flat.
@@ -21,8 +20,7 @@ const GROUP: usize = 16;
 /// The answers of `lines`, whose first is line `first` of the batch, into
 /// `out` (emptied first).
 fn answer_lines(
-    game: &dyn Presentation,
-    db: &dyn Oracle,
+    source: &Source,
     lines: &[lines::Line],
     first: usize,
     mode: Mode,
@@ -44,20 +42,15 @@ fn answer_lines(
             ),
         };
         // The lines before it first, in order.
-        answer_group(game, db, &texts, mode, out);
+        source.busy(|| answer_group(source.tb(), &texts, mode, out));
         texts.clear();
         out.refuse(i, refusal.0, Refusal::bad_line(refusal.1), mode.json);
     }
-    answer_group(game, db, &texts, mode, out);
+    source.busy(|| answer_group(source.tb(), &texts, mode, out));
 }
 
 /// Answers positions from stdin, streaming. Returns the lines refused.
-pub fn answer_stdin(
-    game: &dyn Presentation,
-    db: &dyn Oracle,
-    mode: Mode,
-    out: &mut impl Write,
-) -> Result<Refused> {
+pub fn answer_stdin(source: &Source, mode: Mode, out: &mut impl Write) -> Result<Refused> {
     let json = mode.json;
     // A reader thread cuts stdin into batches while the workers answer the
     // previous one. A batch takes only lines already buffered, so a caller
@@ -99,7 +92,7 @@ pub fn answer_stdin(
                     .zip(answers.par_iter_mut())
                     .enumerate()
                     .for_each(|(g, (lines, out))| {
-                        answer_lines(game, db, lines, g * group, mode, out);
+                        answer_lines(source, lines, g * group, mode, out);
                     });
                 if answered_tx.send((batch.len(), answers)).is_err() {
                     return;

@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use boardsolve::analysis::stats::StatsError;
 use boardsolve::cli::{EXIT_DATABASE, EXIT_FAILURE, EXIT_SUCCESS, EXIT_USAGE};
-use boardsolve::QueryError;
+use boardsolve_probe::whole::StatsError;
+use boardsolve_probe::ProbeError;
 
 /// A failure with its exit status.
 pub struct Failure {
@@ -70,9 +70,10 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 /// values, a value out of range, the start missing).
 fn blames_the_database(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<QueryError>()
-            .is_some_and(QueryError::is_corrupt)
-            || c.downcast_ref::<StatsError>()
-                .is_some_and(|s| matches!(s, StatsError::Query(q) if q.is_corrupt()))
+        c.downcast_ref::<ProbeError>().is_some_and(|e| match e {
+            ProbeError::Corrupt { .. } => true,
+            ProbeError::Stats(StatsError::Query(q)) => q.is_corrupt(),
+            _ => false,
+        })
     })
 }

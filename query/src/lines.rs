@@ -57,7 +57,7 @@ pub fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<L
         _ => {
             let lossy = String::from_utf8_lossy(buf);
             if too_long {
-                Line::TooLong(lossy.chars().take(40).collect())
+                Line::TooLong(boardsolve::cli::quoted(&lossy))
             } else {
                 Line::BadUtf8(lossy.into_owned())
             }

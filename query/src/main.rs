@@ -4,7 +4,6 @@
 //! module of its command; [`failure`] turns what went wrong into the exit
 //! status.
 
-mod answer;
 mod args;
 mod ask;
 mod batch;
@@ -16,6 +15,7 @@ mod play;
 mod reply;
 mod serve;
 mod source;
+mod spinner;
 mod stats;
 mod verify;
 

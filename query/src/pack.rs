@@ -8,11 +8,11 @@ use anyhow::Context;
 use boardsolve::bars::Bars;
 use boardsolve::cli::EXIT_SUCCESS;
 use boardsolve::db::pack::{pack_database, unpack_database, write_packed, PackOptions};
+use boardsolve::db::Database;
 use boardsolve::registry::AnyGame;
 
 use crate::args::{DbArgs, PackArgs, UnpackArgs};
 use crate::failure::{db_failure, emit, usage, Failure};
-use crate::source::{file_database, open_db};
 
 /// The options of the database flags that do not apply to pack and unpack.
 fn refuse_db_flags(db_args: &DbArgs, command: &str) -> Result<(), Failure> {
@@ -38,6 +38,14 @@ fn distinct(input: &Path, output: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Opens and validates the database at `path` and sets up its game: the
+/// whole file is read, so the library's reader is used directly.
+fn open(path: &Path) -> Result<(Database, AnyGame), Failure> {
+    AnyGame::open(path).map_err(|e| {
+        db_failure(anyhow::Error::new(e).context(format!("database {}", path.display())))
+    })
+}
+
 fn file_len(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
@@ -61,14 +69,13 @@ pub fn run_pack(db_args: &DbArgs, args: &PackArgs) -> Result<u8, Failure> {
     options.check().map_err(|e| usage(&e.to_string()))?;
     distinct(&args.input, &args.output)?;
     let clock = Instant::now();
-    let tb = open_db(&args.input)?;
-    let (db, game) = (file_database(&tb, &args.input)?, tb.any_game().clone());
+    let (db, game) = open(&args.input)?;
     let bars = Bars::new(args.quiet);
     let input = args.input.display().to_string();
-    let (body, header) = pack_database(db, game.game(), options, &bars)
+    let (body, header) = pack_database(&db, game.game(), options, &bars)
         .with_context(|| format!("database {input}"))
         .map_err(db_failure)?;
-    drop(tb);
+    drop(db);
     let output = args.output.display().to_string();
     write_packed(&args.output, &header, &body).with_context(|| format!("writing {output}"))?;
     let (before, after) = (file_len(&args.input), body.file_size());
@@ -108,8 +115,8 @@ pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
     refuse_db_flags(db_args, "unpack")?;
     distinct(&args.input, &args.output)?;
     let clock = Instant::now();
-    let tb = open_db(&args.input)?;
-    let (db, game) = (file_database(&tb, &args.input)?, tb.any_game());
+    let (db, game) = open(&args.input)?;
+    let game = &game;
     let input = args.input.display().to_string();
     if !db.is_packed() {
         return Err(usage(&format!(
@@ -117,7 +124,7 @@ pub fn run_unpack(db_args: &DbArgs, args: &UnpackArgs) -> Result<u8, Failure> {
         )));
     }
     let output = args.output.display().to_string();
-    unpack_database(db, &args.output)
+    unpack_database(&db, &args.output)
         .with_context(|| format!("unpacking {input} into {output}"))
         .map_err(|e| {
             // Damage in the packed file is the database's fault (exit 3);

@@ -7,15 +7,14 @@
 //! line editor when stdin is a terminal, and [`run`] sets it up from the
 //! command line.
 
-use boardsolve::render::{even_word, signed};
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use boardsolve::cli::EXIT_SUCCESS;
-use boardsolve::{analyze_position, Analysis, Move, Oracle, Player, Position, Presentation};
+use boardsolve_probe::text::{self, signed};
+use boardsolve_probe::{Answer, Game, Move, Player, Position, ProbeError};
 
-use crate::answer;
 use crate::args::{AiSide, DbArgs, PlayArgs};
 use crate::failure::{usage, Failure};
 use crate::lines::{self, Line};
@@ -30,32 +29,25 @@ pub fn run(db_args: &DbArgs, args: &PlayArgs, color: bool) -> Result<u8, Failure
         ));
     }
     let source = Source::open(db_args)?;
-    let oracle = source.oracle()?;
-    play_with(source.game().present(), &*oracle, args, color)
+    source
+        .tb()
+        .ready()
+        .map_err(|e| Failure::from(anyhow::Error::new(e)))?;
+    play_with(&source, args, color)
 }
 
-/// A session on `db` from `args`'s position, with its options.
-fn play_with(
-    game: &dyn Presentation,
-    db: &dyn Oracle,
-    args: &PlayArgs,
-    color: bool,
-) -> Result<u8, Failure> {
+/// A session on `source` from `args`'s position, with its options.
+fn play_with(source: &Source, args: &PlayArgs, color: bool) -> Result<u8, Failure> {
     let start = match &args.position {
         Some(text) => {
-            let p = game.parse(text).map_err(anyhow::Error::new)?;
-            analyze_position(game, db, &p).map_err(anyhow::Error::new)?;
+            let p = source.tb().parse(text).map_err(anyhow::Error::new)?;
+            source
+                .busy(|| source.tb().answer(&p))
+                .map_err(anyhow::Error::new)?;
             p
         }
-        None => {
-            let state = game.start();
-            boardsolve::Position {
-                state,
-                to_move: game.to_move(state),
-                // Nobody has scored before the first move.
-                lead: Some(game.lead(state).unwrap_or(0)),
-            }
-        }
+        // Nobody has scored before the first move.
+        None => source.game().start(),
     };
     let seed = match (args.seed, args.random) {
         (Some(seed), _) => Some(seed),
@@ -67,7 +59,7 @@ fn play_with(
         seed,
         color,
     };
-    run_session(Session::new(game, db, start, opts))?;
+    run_session(Session::new(source, start, opts))?;
     Ok(EXIT_SUCCESS)
 }
 
@@ -84,7 +76,7 @@ pub struct Options {
 }
 
 /// One move of the game so far.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Step {
     before: Position,
     mv: Move,
@@ -107,8 +99,8 @@ pub enum Control {
 
 /// A play session on one database.
 pub struct Session<'a> {
-    game: &'a dyn Presentation,
-    db: &'a dyn Oracle,
+    source: &'a Source,
+    game: Game,
     opts: Options,
     start: Position,
     history: Vec<Step>,
@@ -136,16 +128,11 @@ Commands:
 
 impl<'a> Session<'a> {
     /// A session from `start`.
-    pub fn new(
-        game: &'a dyn Presentation,
-        db: &'a dyn Oracle,
-        start: Position,
-        opts: Options,
-    ) -> Self {
+    pub fn new(source: &'a Source, start: Position, opts: Options) -> Self {
         let rng = opts.seed.map(fastrand::Rng::with_seed);
         Session {
-            game,
-            db,
+            source,
+            game: source.game(),
             opts,
             start,
             history: Vec::new(),
@@ -160,8 +147,10 @@ impl<'a> Session<'a> {
         self.history.last().map_or(self.start, |s| s.after)
     }
 
-    fn analyze(&self, p: &Position) -> Result<Analysis> {
-        analyze_position(self.game, self.db, p).map_err(anyhow::Error::new)
+    fn analyze(&self, p: &Position) -> Result<Answer> {
+        self.source
+            .busy(|| self.source.tb().answer(p))
+            .map_err(anyhow::Error::new)
     }
 
     fn is_ai(&self, player: Player) -> bool {
@@ -176,11 +165,7 @@ impl<'a> Session<'a> {
     /// The prompt for the current position.
     pub fn prompt(&self) -> String {
         let p = self.position();
-        format!(
-            "{} {}> ",
-            self.history.len() + 1,
-            self.game.player_name(p.to_move)
-        )
+        format!("{} {}> ", self.history.len() + 1, p.to_move_name())
     }
 
     /// The opening text: the position, and the computer's moves if it
@@ -262,23 +247,25 @@ impl<'a> Session<'a> {
     fn human_move(&mut self, text: &str, out: &mut String) -> Result<()> {
         let p = self.position();
         let a = self.analyze(&p)?;
-        if a.is_terminal() {
+        if a.is_over() {
             let _ = writeln!(
                 out,
                 "The game is over. Type `undo`, `restart`, `go POSITION` or `quit`."
             );
             return Ok(());
         }
-        if self.is_ai(p.to_move) {
+        if self.is_ai(p.to_move()) {
             let _ = writeln!(out, "It is the computer's turn.");
             return Ok(());
         }
-        let mv = match self.game.parse_move(p.state, text) {
+        let mv = match p.parse_move(text) {
             Ok(mv) => mv,
             Err(e) => {
                 let reason = match e {
-                    boardsolve::PositionError::Malformed { reason, .. }
-                    | boardsolve::PositionError::Illegal { reason, .. } => reason,
+                    ProbeError::MalformedMove { reason, .. }
+                    | ProbeError::IllegalMove { reason, .. }
+                    | ProbeError::Malformed { reason, .. } => reason,
+                    e => e.to_string(),
                 };
                 let _ = writeln!(
                     out,
@@ -287,7 +274,7 @@ impl<'a> Session<'a> {
                 return Ok(());
             }
         };
-        if mv == Move::PASS {
+        if mv.is_pass() {
             return self.pass(out);
         }
         self.play(&a, mv, out)?;
@@ -299,23 +286,24 @@ impl<'a> Session<'a> {
             let _ = writeln!(
                 out,
                 "There is no passing in {}: type a move (`help` lists the commands).",
-                self.game.descriptor().name
+                self.game.name()
             );
             return Ok(());
         }
         let p = self.position();
         let a = self.analyze(&p)?;
-        let me = self.game.player_name(p.to_move);
-        match a.moves.as_slice() {
+        let me = p.to_move_name();
+        let moves: Vec<Move> = a.moves().map(|m| m.mv).collect();
+        match moves.as_slice() {
             [] => {
                 let _ = writeln!(out, "The game is over: there is nothing to pass.");
             }
-            [m] if m.mv == Move::PASS => {
-                if self.is_ai(p.to_move) {
+            [m] if m.is_pass() => {
+                if self.is_ai(p.to_move()) {
                     let _ = writeln!(out, "It is the computer's turn.");
                     return Ok(());
                 }
-                self.play(&a, Move::PASS, out)?;
+                self.play(&a, *m, out)?;
                 self.after_change(out)?;
             }
             _ => {
@@ -328,34 +316,32 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// Plays `mv` (legal in the analysed position) and records it.
-    fn play(&mut self, a: &Analysis, mv: Move, out: &mut String) -> Result<()> {
+    /// Plays `mv` (legal in the answered position) and records it.
+    fn play(&mut self, a: &Answer, mv: Move, out: &mut String) -> Result<()> {
         let m = a
-            .moves
-            .iter()
-            .find(|m| m.mv == mv)
+            .move_value(&mv)
             .context("the move is not among the legal moves")?;
         let before = a.position();
-        let after = self.after(&before, mv)?;
+        let after = before.play(&mv)?;
         let step = Step {
             before,
             mv,
             after,
-            value: m.score,
-            best: a.score,
+            value: m.value,
+            best: a.value(),
             perfect: m.best,
         };
-        let who = self.game.player_name(before.to_move);
-        let name = self.game.format_move(mv);
-        if mv == Move::PASS {
+        let who = before.to_move_name();
+        let name = mv.name();
+        if mv.is_pass() {
             // Only ever forced, so never a mistake.
             let _ = writeln!(out, "{who} passes (no legal move).");
         } else if !m.best {
             let _ = writeln!(
                 out,
                 "{who} plays {name}: a mistake (value {} instead of {}).",
-                signed(m.score),
-                signed(a.score)
+                signed(m.value),
+                signed(a.value())
             );
         } else {
             let _ = writeln!(out, "{who} plays {name}.");
@@ -366,25 +352,13 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// The position after `mv`, with the side to move and the score the
-    /// game's own edge gives (a move may score, or let its player go on).
-    fn after(&self, p: &Position, mv: Move) -> Result<Position> {
-        let mut edges = Vec::new();
-        self.game.moves(p.state, &mut edges);
-        let edge = edges
-            .iter()
-            .find(|e| e.mv == mv)
-            .context("the move is not among the legal moves")?;
-        Ok(p.play(edge))
-    }
-
-    /// Shows an analysed position.
-    fn render(&self, a: &Analysis) -> String {
-        answer::human(self.game, a, None, self.opts.color)
+    /// Shows an answered position.
+    fn render(&self, a: &Answer) -> String {
+        text::report(a, None, self.opts.color)
     }
 
     /// The computer's choice among the best moves.
-    fn choose(&mut self, a: &Analysis) -> Option<Move> {
+    fn choose(&mut self, a: &Answer) -> Option<Move> {
         let best: Vec<Move> = a.best_moves().map(|m| m.mv).collect();
         match (&mut self.rng, best.len()) {
             (_, 0) => None,
@@ -401,12 +375,12 @@ impl<'a> Session<'a> {
         loop {
             let p = self.position();
             let a = self.analyze(&p)?;
-            if a.is_terminal() {
+            if a.is_over() {
                 out.push_str(&self.render(&a));
                 self.summary(&a, out);
                 return Ok(());
             }
-            if !self.is_ai(p.to_move) {
+            if !self.is_ai(p.to_move()) {
                 out.push_str(&self.render(&a));
                 return Ok(());
             }
@@ -420,7 +394,7 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn summary(&mut self, a: &Analysis, out: &mut String) {
+    fn summary(&mut self, a: &Answer, out: &mut String) {
         self.summarised = true;
         let game = self.game;
         let _ = writeln!(
@@ -434,7 +408,7 @@ impl<'a> Session<'a> {
             let verdict = match f.signum() {
                 1 => format!("{first} wins"),
                 -1 => format!("{second} wins"),
-                _ => format!("a {}", even_word(game)),
+                _ => format!("a {}", game.even_word()),
             };
             if game.counts_points() {
                 let _ = writeln!(
@@ -452,12 +426,12 @@ impl<'a> Session<'a> {
                 .history
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.before.to_move == player && !s.perfect)
+                .filter(|(_, s)| s.before.to_move() == player && !s.perfect)
                 .collect();
             let moves = self
                 .history
                 .iter()
-                .filter(|s| s.before.to_move == player)
+                .filter(|s| s.before.to_move() == player)
                 .count();
             if mistakes.is_empty() {
                 let _ = writeln!(out, "{name} played perfectly ({}).", count(moves, "move"));
@@ -474,7 +448,7 @@ impl<'a> Session<'a> {
                         "  move {}: {} played {}, value {} (best was {})",
                         i + 1,
                         name,
-                        game.format_move(s.mv),
+                        s.mv,
                         signed(s.value),
                         signed(s.best)
                     );
@@ -516,7 +490,7 @@ impl<'a> Session<'a> {
             n = 0;
             while let Some(s) = self.history.get(self.history.len() - n - 1) {
                 n += 1;
-                if !self.is_ai(s.before.to_move) || self.history.len() == n {
+                if !self.is_ai(s.before.to_move()) || self.history.len() == n {
                     break;
                 }
             }
@@ -547,7 +521,7 @@ impl<'a> Session<'a> {
             n = 0;
             while n < len {
                 let s = &self.redo[len - 1 - n];
-                if n > 0 && !self.is_ai(s.before.to_move) {
+                if n > 0 && !self.is_ai(s.before.to_move()) {
                     break;
                 }
                 n += 1;
@@ -562,7 +536,7 @@ impl<'a> Session<'a> {
         let _ = writeln!(out, "Replayed {n} move{}.", if n == 1 { "" } else { "s" });
         let a = self.analyze(&self.position())?;
         out.push_str(&self.render(&a));
-        if a.is_terminal() {
+        if a.is_over() {
             self.summary(&a, out);
         }
         Ok(())
@@ -580,7 +554,7 @@ impl<'a> Session<'a> {
                 return Ok(());
             }
         };
-        if let Err(e) = analyze_position(self.game, self.db, &p) {
+        if let Err(e) = self.source.busy(|| self.source.tb().answer(&p)) {
             let _ = writeln!(out, "{e}");
             return Ok(());
         }
@@ -595,9 +569,9 @@ impl<'a> Session<'a> {
         let mut line = Vec::new();
         loop {
             let a = self.analyze(&p)?;
-            let Some(m) = a.moves.first() else { break };
-            line.push(self.game.format_move(m.mv));
-            p = self.after(&p, m.mv)?;
+            let Some(m) = a.moves().next() else { break };
+            line.push(m.mv.to_string());
+            p = p.play(&m.mv)?;
             if line.len() > 4096 {
                 anyhow::bail!("the line of perfect play does not end");
             }
@@ -620,8 +594,8 @@ impl<'a> Session<'a> {
                 out,
                 "{:>3}. {} {:<5} value {:>3}{}",
                 i + 1,
-                self.game.player_name(s.before.to_move),
-                self.game.format_move(s.mv),
+                s.before.to_move_name(),
+                s.mv.name(),
                 signed(s.value),
                 if s.perfect {
                     String::new()

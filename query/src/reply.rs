@@ -2,12 +2,8 @@
 //! refused: what `query POSITION` ([`crate::ask`]) and batch mode
 //! ([`crate::batch`]) print for each position.
 
-use boardsolve::analysis::{analyze_positions, analyze_weak, json};
 use boardsolve::cli::{EXIT_DATABASE, EXIT_FAILURE, EXIT_SUCCESS};
-use boardsolve::render::Presentation;
-use boardsolve::{analyze_position, principal_variation, Oracle, Position, QueryError};
-
-use crate::answer;
+use boardsolve_probe::{json, text, Position, ProbeError, Tablebase};
 
 /// What to answer: the full analysis, or win/draw/loss only.
 #[derive(Clone, Copy)]
@@ -40,14 +36,8 @@ impl Refusal {
     }
 }
 
-impl From<boardsolve::PositionError> for Refusal {
-    fn from(e: boardsolve::PositionError) -> Refusal {
-        Refusal::bad_line(e.to_string())
-    }
-}
-
-impl From<QueryError> for Refusal {
-    fn from(e: QueryError) -> Refusal {
+impl From<ProbeError> for Refusal {
+    fn from(e: ProbeError) -> Refusal {
         Refusal {
             corrupt: e.is_corrupt(),
             message: e.to_string(),
@@ -89,11 +79,12 @@ impl Refused {
     }
 }
 
-/// Answers one position: the text to print, or why not.
+/// Answers one position, given as `input` and parsed as `position`: the
+/// text to print, or why not.
 pub fn answer_one(
-    game: &dyn Presentation,
-    db: &dyn Oracle,
+    tb: &Tablebase,
     input: &str,
+    position: &Position,
     mode: Mode,
 ) -> Result<String, Refusal> {
     let Mode {
@@ -102,26 +93,26 @@ pub fn answer_one(
         color,
         weak,
     } = mode;
-    let position = game.parse(input)?;
     if weak {
-        let w = analyze_weak(game, db, &position)?;
+        let w = tb.weak(position)?;
         return Ok(if json {
-            json::weak(game, input, &w)
+            json::weak(input, &w)
         } else {
-            answer::weak_human(game, &w)
+            text::weak_report(&w)
         });
     }
-    let a = analyze_position(game, db, &position)?;
-    let line = if pv {
-        Some(principal_variation(game, db, position.state)?)
-    } else {
-        None
-    };
+    let a = tb.answer(position)?;
+    let line = if pv { Some(tb.line(position)?) } else { None };
     Ok(if json {
-        json::answer(game, input, &a, line.as_deref())
+        json::answer(input, &a, line.as_deref())
     } else {
-        answer::human(game, &a, line.as_deref(), color)
+        text::report(&a, line.as_deref(), color)
     })
+}
+
+/// [`answer_one`] of a position given as text.
+pub fn answer_text(tb: &Tablebase, input: &str, mode: Mode) -> Result<String, Refusal> {
+    answer_one(tb, input, &tb.parse(input)?, mode)
 }
 
 /// The answers of a run of lines, in order ([`answer_group`]).
@@ -158,48 +149,36 @@ impl Answers {
 }
 
 /// Answers several positions, each given with its place in the run, as
-/// [`answer_one`] would, appending to `out`: their full analyses are made
-/// together ([`analyze_positions`]), so that their lookups overlap, and
+/// [`answer_text`] would, appending to `out`: their answers are made
+/// together ([`Tablebase::answers`]), so that their lookups overlap, and
 /// their JSON is written into the one buffer.
-pub fn answer_group(
-    game: &dyn Presentation,
-    db: &dyn Oracle,
-    inputs: &[(usize, &str)],
-    mode: Mode,
-    out: &mut Answers,
-) {
+pub fn answer_group(tb: &Tablebase, inputs: &[(usize, &str)], mode: Mode, out: &mut Answers) {
     if mode.weak || mode.pv || inputs.len() < 2 {
         for &(i, t) in inputs {
-            out.push(i, t, answer_one(game, db, t, mode), mode.json);
+            out.push(i, t, answer_text(tb, t, mode), mode.json);
         }
         return;
     }
-    let parsed: Vec<_> = inputs.iter().map(|(_, t)| game.parse(t)).collect();
+    let parsed: Vec<_> = inputs.iter().map(|(_, t)| tb.parse(t)).collect();
     let positions: Vec<Position> = parsed.iter().flatten().copied().collect();
-    let mut analyses = Vec::with_capacity(positions.len());
-    analyze_positions(game, db, &positions, &mut analyses);
-    let mut analyses = analyses.into_iter();
+    let mut answers = tb.answers(&positions).into_iter();
     for (&(i, input), position) in inputs.iter().zip(parsed) {
-        let analysis = match position {
-            Ok(_) => analyses.next(),
-            Err(e) => {
-                out.refuse(i, input, e.into(), mode.json);
-                continue;
-            }
+        if let Err(e) = position {
+            out.refuse(i, input, e.into(), mode.json);
+            continue;
+        }
+        // One answer per position parsed, in order.
+        let Some(answer) = answers.next() else {
+            out.refuse(i, input, Refusal::bad_line("no answer".into()), mode.json);
+            continue;
         };
-        // One analysis per position parsed, in order.
-        let Some(analysis) = analysis else {
-            unreachable!("analyze_positions answers every position")
-        };
-        match analysis {
+        match answer {
             Ok(a) if mode.json => {
-                out.text.reserve(json::answer_size(&a) + 1);
-                json::answer_into(&mut out.text, game, input, &a, None);
+                json::answer_into(&mut out.text, input, &a);
                 out.text.push('\n');
             }
             Ok(a) => {
-                out.text
-                    .push_str(&answer::human(game, &a, None, mode.color));
+                out.text.push_str(&text::report(&a, None, mode.color));
                 out.text.push('\n');
             }
             Err(e) => out.refuse(i, input, e.into(), mode.json),

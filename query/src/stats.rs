@@ -5,13 +5,10 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use anyhow::Context;
-use boardsolve::analysis::json;
-use boardsolve::analysis::stats::heuristics::explain;
-use boardsolve::analysis::stats::{compute, Options, Outcomes, Stats, StatsError};
 use boardsolve::cli::{EXIT_SUCCESS, EXIT_USAGE};
-use boardsolve::registry::AnyGame;
-use boardsolve::render::signed;
-use boardsolve::{Database, Player, Presentation};
+use boardsolve_probe::text::{plain, signed};
+use boardsolve_probe::whole::{Outcomes, Stats, StatsError, StatsOptions};
+use boardsolve_probe::{json, Game, Move, Player, ProbeError};
 
 use crate::args::{DbArgs, StatsArgs};
 use crate::failure::{db_failure, Failure};
@@ -20,51 +17,31 @@ use crate::source::Source;
 /// `query stats` on the database the flags name.
 pub fn run(db_args: &DbArgs, args: &StatsArgs) -> Result<u8, Failure> {
     let source = Source::open(db_args)?;
-    let db = source.database()?;
-    // The statistics read every record: a packed file is unpacked in
-    // memory first.
-    let unpacked;
-    let db = if db.is_packed() {
-        unpacked = db
-            .unpack()
-            .with_context(|| format!("database {}", source.path))
-            .map_err(db_failure)?;
-        &unpacked
-    } else {
-        db
-    };
-    db.build_index();
-    report(db, source.game(), &source.path, db_args.json, args)
-}
-
-/// Runs `query stats` on an open database.
-fn report(
-    db: &Database,
-    game: &AnyGame,
-    path: &str,
-    as_json: bool,
-    args: &StatsArgs,
-) -> Result<u8, Failure> {
+    source.needs_file()?;
+    let path = &source.path;
     let only = args.heuristic.clone();
-    let options = Options {
+    let options = StatsOptions {
         playouts: only.is_none(),
         heuristics: Some(only.clone()),
         examples: args.examples.unwrap_or(if only.is_some() { 10 } else { 0 }),
     };
-    let stats = compute(game.game(), game.heuristics(), db, &options).map_err(|e| match e {
-        StatsError::UnknownHeuristic { .. } => Failure {
+    // The statistics read every record: a packed file is unpacked in
+    // memory first.
+    let stats = source.tb().stats(&options).map_err(|e| match e {
+        ProbeError::Stats(e @ StatsError::UnknownHeuristic { .. }) => Failure {
             code: EXIT_USAGE,
             error: e.into(),
         },
-        StatsError::MissingChild { .. } | StatsError::Query(_) => db_failure(e),
-        e => Failure::from(anyhow::Error::new(e)),
+        ProbeError::Stats(e @ (StatsError::MissingChild { .. } | StatsError::Query(_))) => {
+            db_failure(e)
+        }
+        ProbeError::Stats(e) => Failure::from(anyhow::Error::new(e)),
+        e => db_failure(anyhow::Error::new(e).context(format!("database {path}"))),
     })?;
-    let g = game.present();
-    let text = if as_json {
-        let heuristics = game.heuristics();
-        json::stats(path, g, &heuristics, db, &stats, only.is_some()).map_err(db_failure)? + "\n"
+    let text = if db_args.json {
+        json::whole::stats(path, &stats, only.is_some()) + "\n"
     } else {
-        human(g, db, game, path, &stats, only.is_some())?
+        human(&stats, path, only.is_some())
     };
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes()).context("writing output")?;
@@ -101,18 +78,12 @@ fn percent(part: u128, whole: u128) -> String {
     }
 }
 
-fn human(
-    g: &dyn Presentation,
-    db: &Database,
-    game: &AnyGame,
-    path: &str,
-    s: &Stats,
-    heuristic_only: bool,
-) -> Result<String, Failure> {
+fn human(s: &Stats, path: &str, heuristic_only: bool) -> String {
+    let g = s.game;
     let mut o = String::new();
     let first = g.player_name(Player::First);
     let second = g.player_name(Player::Second);
-    let _ = writeln!(o, "Statistics of {} ({path})", game.label());
+    let _ = writeln!(o, "Statistics of {} ({path})", g.label());
     if !heuristic_only {
         human_tables(&mut o, g, s, first, second);
     }
@@ -136,7 +107,6 @@ fn human(
             if reports.is_empty() {
                 let _ = writeln!(o, "  (none for this game)");
             }
-            let heuristics = game.heuristics();
             for r in reports {
                 let _ = writeln!(o, "  {}: {}", r.name, r.description);
                 let _ = writeln!(
@@ -146,29 +116,23 @@ fn human(
                     grouped(r.positions.into()),
                     percent(r.failures.into(), r.positions.into())
                 );
-                let Some(h) = heuristics.iter().find(|h| h.name == r.name) else {
-                    continue;
-                };
-                for (i, &state) in r.examples.iter().enumerate() {
-                    let f = explain(g, db, h, state).map_err(db_failure)?;
-                    let a = &f.analysis;
-                    let value_of = |m| {
-                        a.moves
-                            .iter()
-                            .find(|x| x.mv == m)
-                            .map_or_else(|| "?".into(), |x| signed(x.score))
+                for (i, f) in r.examples.iter().enumerate() {
+                    let a = &f.answer;
+                    let value_of = |m: &Move| {
+                        a.move_value(m)
+                            .map_or_else(|| "?".into(), |x| signed(x.value))
                     };
-                    let list = |moves: Vec<boardsolve::Move>| {
+                    let list = |moves: &[Move]| {
                         moves
-                            .into_iter()
-                            .map(|m| format!("{} ({})", g.format_move(m), value_of(m)))
+                            .iter()
+                            .map(|m| format!("{} ({})", m, value_of(m)))
                             .collect::<Vec<_>>()
                             .join(", ")
                     };
                     // Games whose key holds no score hold no side to
                     // move either: values are for whoever is to move.
-                    let mover = if g.lead(state).is_some() {
-                        format!("{} to move", g.player_name(a.to_move))
+                    let mover = if g.keeps_score() {
+                        format!("{} to move", g.player_name(a.to_move()))
                     } else {
                         "for the side to move".to_owned()
                     };
@@ -176,15 +140,12 @@ fn human(
                         o,
                         "    example {}: {}  (value {}, {mover})",
                         i + 1,
-                        g.format_position(state),
-                        signed(a.score),
+                        f.position.board(),
+                        signed(a.value()),
                     );
-                    let _ = writeln!(o, "      {} picks: {}", r.name, list(f.picks.clone()));
-                    let _ = writeln!(
-                        o,
-                        "      best moves: {}",
-                        list(a.best_moves().map(|m| m.mv).collect())
-                    );
+                    let _ = writeln!(o, "      {} picks: {}", r.name, list(&f.picks));
+                    let best: Vec<Move> = a.best_moves().map(|m| m.mv).collect();
+                    let _ = writeln!(o, "      best moves: {}", list(&best));
                 }
             }
             if !reports.is_empty() {
@@ -195,10 +156,10 @@ fn human(
             let _ = writeln!(o, "\nHeuristics: {note}");
         }
     }
-    Ok(o)
+    o
 }
 
-fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, second: &str) {
+fn human_tables(o: &mut String, g: Game, s: &Stats, first: &str, second: &str) {
     // "ties" or "draws", the game's own word; nothing for a game that
     // always has a winner.
     let evens = g.even_result().map(|w| format!("{w}s"));
@@ -287,7 +248,7 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
     // One table for the three breakdowns: rows are layers, columns values,
     // with totals on both margins.
     let layer = g.layer_name();
-    let meaning = if g.lead(g.start()).is_some() {
+    let meaning = if g.keeps_score() {
         g.score_meaning().to_owned()
     } else {
         format!("the net value for the side to move: {}", g.score_meaning())
@@ -347,21 +308,20 @@ fn human_tables(o: &mut String, g: &dyn Presentation, s: &Stats, first: &str, se
     let _ = writeln!(
         o,
         "\nThe start: value {}, {} to move; value after each first move:",
-        signed(a.score),
-        g.player_name(a.to_move)
+        signed(a.value()),
+        g.player_name(a.to_move())
     );
-    let marks = a.marks();
-    match g.render_move_map(a.state, &marks, &boardsolve::render::plain) {
+    match a.move_map(&plain) {
         Some(map) => {
             let _ = writeln!(o, "{map}");
         }
         None => {
-            for m in &marks {
-                let _ = writeln!(o, "  {} {}", g.format_move(m.mv), signed(m.score));
+            for m in a.moves() {
+                let _ = writeln!(o, "  {} {}", m.mv, signed(m.value));
             }
         }
     }
-    let best: Vec<String> = a.best_moves().map(|m| g.format_move(m.mv)).collect();
+    let best: Vec<String> = a.best_moves().map(|m| m.mv.to_string()).collect();
     let _ = writeln!(o, "Best first moves: {}", best.join(" "));
     let _ = writeln!(o, "(The map of any other position: `query POSITION`.)");
 }

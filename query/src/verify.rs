@@ -1,11 +1,9 @@
 //! `query verify`: the whole file checked, every value re-derived from its
 //! children.
 
-use boardsolve::analysis::json;
-use boardsolve::analysis::verify::verify;
 use boardsolve::bars::Bars;
 use boardsolve::cli::EXIT_SUCCESS;
-use boardsolve::core::layout::LayoutKind;
+use boardsolve_probe::{json, Records};
 
 use crate::args::DbArgs;
 use crate::failure::{db_failure, emit, Failure};
@@ -15,20 +13,21 @@ use crate::source::Source;
 pub fn run(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
     let as_json = db_args.json;
     let source = Source::open(db_args)?;
-    let (db, game) = (source.database()?, source.game());
+    source.needs_file()?;
+    let (tb, game) = (source.tb(), source.game());
     let bars = Bars::new(quiet);
     let path = source.path.clone();
-    match verify(db, game.game(), &bars) {
+    match tb.verify(&bars) {
         Ok(report) => {
             if as_json {
                 emit(&format!(
                     "{}\n",
-                    json::verify(&path, game.game(), Ok(&report))
+                    json::whole::verify(&path, game, Ok(&report))
                 ))?;
             } else {
-                let checks = match db.header().kind {
-                    LayoutKind::Sorted => "checksums, order, canonical keys",
-                    LayoutKind::Dense => "checksums",
+                let checks = match tb.records() {
+                    Some(Records::Dense) => "checksums",
+                    _ => "checksums, order, canonical keys",
                 };
                 emit(&format!(
                     "{path}: OK: {} ({} records): {checks}{}\n",
@@ -56,7 +55,7 @@ pub fn run(db_args: &DbArgs, quiet: bool) -> Result<u8, Failure> {
                 let message = e.to_string();
                 emit(&format!(
                     "{}\n",
-                    json::verify(&path, game.game(), Err(&message))
+                    json::whole::verify(&path, game, Err(&message))
                 ))?;
             }
             Err(db_failure(

@@ -6,7 +6,6 @@
 //!
 //! This layer knows games only through the core [`Game`] trait.
 
-pub mod json;
 pub mod picture;
 #[cfg(feature = "engine")]
 pub mod stats;
@@ -14,7 +13,7 @@ pub mod stats;
 pub mod verify;
 
 use crate::core::{
-    Corrupted, Edge, Game, Limits, Move, MoveMark, Oracle, Outcome, Player, Position, Value,
+    Edge, Game, Limits, Move, MoveMark, Oracle, OracleError, Outcome, Player, Position, Value,
 };
 
 /// One legal move of an analysed position.
@@ -245,13 +244,13 @@ fn checked(game: &dyn Game, limits: &Limits, state: u64, v: Value) -> Result<Val
 /// stopped (kept off the hot path).
 #[cold]
 #[inline(never)]
-fn damaged(game: &dyn Game, state: u64, c: Corrupted) -> QueryError {
-    if c.is_stopped() {
-        return QueryError::Stopped;
-    }
-    QueryError::Inconsistent {
-        position: game.format_position(state),
-        reason: c.reason,
+fn damaged(game: &dyn Game, state: u64, e: OracleError) -> QueryError {
+    match e {
+        OracleError::Stopped => QueryError::Stopped,
+        OracleError::Damaged(c) => QueryError::Inconsistent {
+            position: game.format_position(state),
+            reason: c.reason,
+        },
     }
 }
 

@@ -5,7 +5,7 @@
 //! [`Cancel::run`]: every search started inside it, on this thread,
 //! checks the flag every few thousand nodes (well under a millisecond of
 //! work) and, once it is set, unwinds and makes its caller fail with the
-//! error of a stopped search: [`Corrupted::is_stopped`] at the oracle's
+//! error of a stopped search: [`OracleError::Stopped`] at the oracle's
 //! level, [`crate::QueryError::Stopped`] at the analysis's. Any other
 //! thread holding a clone stops the work with [`Cancel::cancel`]. What a
 //! stopped search leaves in its transposition table is only what it had
@@ -23,7 +23,7 @@
 //! assert!(stopped);
 //! ```
 //!
-//! [`Corrupted::is_stopped`]: super::Corrupted::is_stopped
+//! [`OracleError::Stopped`]: super::OracleError::Stopped
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};

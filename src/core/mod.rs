@@ -31,7 +31,7 @@ pub use cancel::{Cancel, CancelOnDrop};
 pub use game::{Game, GameDescriptor, Limits, Position, PositionError, VariantError};
 pub use heuristic::{BoundHeuristic, Heuristic};
 pub use layout::{LayoutKind, LayoutOverflow, RecordLayout};
-pub use oracle::{BookSource, Corrupted, NodeCounter, Oracle};
+pub use oracle::{BookSource, Corrupted, NodeCounter, Oracle, OracleError};
 pub use progress::{NoProgress, Progress};
 pub use solution::{DenseSolution, Solution, Solved};
 pub use value::{Edge, Move, MoveMark, Outcome, Player, Value};

@@ -4,17 +4,13 @@
 
 use super::value::Value;
 
-/// Why an oracle gave no answer: a source of values found damaged while
-/// answering (bytes that fail their checksum, or that break the format;
-/// nothing read from them is used), or a search stopped by its caller
-/// before it finished ([`Corrupted::stopped`]: nothing is damaged then).
+/// Damage an oracle found while answering: bytes that fail their
+/// checksum, or that break the format (nothing read from them is used).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct Corrupted {
     /// What is wrong, and where.
     pub reason: String,
-    /// A stopped search, not damage.
-    stopped: bool,
 }
 
 impl Corrupted {
@@ -22,28 +18,25 @@ impl Corrupted {
     pub fn new(reason: impl Into<String>) -> Corrupted {
         Corrupted {
             reason: reason.into(),
-            stopped: false,
         }
-    }
-
-    /// A search stopped through its [`super::Cancel`] before it finished:
-    /// no answer, and nothing damaged.
-    pub fn stopped() -> Corrupted {
-        Corrupted {
-            reason: STOPPED.to_owned(),
-            stopped: true,
-        }
-    }
-
-    /// True for [`Corrupted::stopped`]: the caller stopped the search, the
-    /// source is sound.
-    pub fn is_stopped(&self) -> bool {
-        self.stopped
     }
 }
 
 /// What a stopped search says.
 pub const STOPPED: &str = "the search was stopped before it finished";
+
+/// Why an oracle gave no answer: damage it read, or a search its caller
+/// stopped (through its [`super::Cancel`]) before it finished, which
+/// leaves nothing damaged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OracleError {
+    /// The source of values is damaged.
+    #[error(transparent)]
+    Damaged(#[from] Corrupted),
+    /// The search was stopped before it finished.
+    #[error("{STOPPED}")]
+    Stopped,
+}
 
 /// Where the analysis gets the values of positions.
 ///
@@ -53,14 +46,14 @@ pub trait Oracle: Sync {
     /// Sets `out[i]` to the value of canonical state `keys[i]` for its side
     /// to move, or `None` when the oracle does not know it (`out` is
     /// cleared first). Fails when what it reads is damaged.
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted>;
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), OracleError>;
 
     /// True when the oracle knows every reachable state, so that a state it
     /// does not know is unreachable (else: not in the database).
     fn is_complete(&self) -> bool;
 
     /// The value of one canonical state (see [`Oracle::values`]).
-    fn value(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+    fn value(&self, key: u64) -> Result<Option<Value>, OracleError> {
         let mut out = Vec::with_capacity(1);
         self.values(&[key], &mut out)?;
         Ok(out.pop().flatten())
@@ -70,7 +63,7 @@ pub trait Oracle: Sync {
     /// `None` when the oracle does not know it. The default compares
     /// [`Oracle::value`]; an oracle that searches tests the value, with
     /// less work than it takes to find it.
-    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, OracleError> {
         Ok(self.value(key)?.map(|v| v == value))
     }
 
@@ -79,7 +72,7 @@ pub trait Oracle: Sync {
     /// unknown. Cheaper than the exact value where an oracle searches (a
     /// search that only has to tell the outcome cuts far more); the default
     /// takes the sign of [`Oracle::values`].
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), OracleError> {
         let mut values = Vec::with_capacity(keys.len());
         self.values(keys, &mut values)?;
         out.clear();
@@ -100,7 +93,7 @@ pub trait Oracle: Sync {
 pub type NodeCounter = std::sync::Arc<std::sync::atomic::AtomicU64>;
 
 impl<T: Oracle + ?Sized> Oracle for &T {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), OracleError> {
         (**self).values(keys, out)
     }
 
@@ -108,11 +101,11 @@ impl<T: Oracle + ?Sized> Oracle for &T {
         (**self).is_complete()
     }
 
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), OracleError> {
         (**self).outcomes(keys, out)
     }
 
-    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, OracleError> {
         (**self).is_value(key, value)
     }
 

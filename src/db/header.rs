@@ -71,6 +71,15 @@ const _: () = assert!(off::HEADER_CHECKSUM + 8 == HEADER_SIZE);
 const _: () = assert!(off::RECORDS_CHECKSUM + 16 == off::START_KEY);
 const _: () = assert!(HEADER_SIZE.is_multiple_of(8));
 
+/// Entries per block unless told otherwise: small enough that one lookup
+/// decodes a block in a few microseconds, large enough that DEFLATE finds
+/// the repeats (see `docs/architecture.md` for the measured trade-off).
+pub const DEFAULT_BLOCK_ENTRIES: u32 = 4096;
+
+/// The DEFLATE level unless told otherwise (miniz_oxide's best but one:
+/// level 10 is far slower for little gain).
+pub const DEFAULT_LEVEL: u8 = 9;
+
 /// What a packed file's header adds (`format-spec.md`, sections 2 and 3c):
 /// how its blocks are cut and where its index is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

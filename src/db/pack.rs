@@ -16,14 +16,7 @@ use super::packed::{inflate, Codec};
 use super::{Database, DbError};
 use crate::core::{Corrupted, Game, LayoutKind, Progress};
 
-/// Entries per block unless told otherwise: small enough that one lookup
-/// decodes a block in a few microseconds, large enough that DEFLATE finds
-/// the repeats (see `docs/architecture.md` for the measured trade-off).
-pub const DEFAULT_BLOCK_ENTRIES: u32 = 4096;
-
-/// The DEFLATE level unless told otherwise (miniz_oxide's best but one:
-/// level 10 is far slower for little gain).
-pub const DEFAULT_LEVEL: u8 = 9;
+pub use super::header::{DEFAULT_BLOCK_ENTRIES, DEFAULT_LEVEL};
 
 /// How to pack.
 #[derive(Clone, Copy, Debug)]

@@ -19,11 +19,12 @@ pub trait Presentation: Game {
         u32::from(mv.0)
     }
 
-    /// Appends a game's own JSON fields describing a headline score (each
-    /// starting with a comma), after the generic `value`: Dandelions says
-    /// who wins and with how many flowers or gaps. Nothing by default.
-    fn outcome_json(&self, score: i32, out: &mut String) {
-        let _ = (score, out);
+    /// What a headline score says beyond its number, for the game's own
+    /// fields of JSON answers (after the generic `value`): Dandelions says
+    /// who wins and with how many flowers or gaps. `None` by default.
+    fn score_detail(&self, score: i32) -> Option<ScoreDetail> {
+        let _ = score;
+        None
     }
 
     /// The JSON field name of a move's numeric code (`cell` for British
@@ -88,6 +89,19 @@ pub trait Presentation: Game {
     fn layer_name(&self) -> &'static str {
         "layer"
     }
+}
+
+/// Who wins a score and by how much, in a game's own words (see
+/// [`Presentation::score_detail`]): JSON answers give it as
+/// `"winner": WINNER, COUNT_NAME: COUNT`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScoreDetail {
+    /// The name of the side that wins.
+    pub winner: &'static str,
+    /// What the margin counts (`flowers`, `gaps`).
+    pub count_name: &'static str,
+    /// The margin.
+    pub count: i32,
 }
 
 /// A headline value as people read it: with its sign, and zero as plain

@@ -19,7 +19,7 @@
 //!
 //! A call made inside [`Cancel::run`] stops soon after its flag is set
 //! (while it waits for a searcher, too), and fails with
-//! [`Corrupted::stopped`].
+//! [`OracleError::Stopped`].
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -30,7 +30,7 @@ pub use super::book::DEFAULT_TABLE_BITS;
 
 use super::book::{BookError, BookGame};
 use super::memory;
-use crate::core::{BookSource, Cancel, Corrupted, Edge, NodeCounter, Oracle, Value};
+use crate::core::{BookSource, Cancel, Edge, NodeCounter, Oracle, OracleError, Value};
 
 /// The most memory a default table size takes when the system does not
 /// say what it has available: 1 GiB.
@@ -173,7 +173,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
 
     /// The book's value of a canonical key, if there is a book and it
     /// holds the key.
-    pub fn book_value(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+    pub fn book_value(&self, key: u64) -> Result<Option<Value>, OracleError> {
         match &self.book {
             Some(b) => b.get().value(key),
             None => Ok(None),
@@ -201,7 +201,7 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         out: &mut [Option<T>],
         end: T,
         search: impl Fn(&mut G::Searcher, u64) -> T + Sync,
-    ) -> Result<(), Corrupted>
+    ) -> Result<(), OracleError>
     where
         T: Copy + Send,
     {
@@ -383,7 +383,7 @@ impl<S: Send> Pool<S> {
         found: &mut [Option<T>],
         (crew_size, cancel): (usize, Option<&Cancel>),
         search: &(impl Fn(&mut S, u64) -> T + Sync),
-    ) -> Result<(), Corrupted>
+    ) -> Result<(), OracleError>
     where
         G: BookGame<Searcher = S>,
         T: Copy + Send,
@@ -392,7 +392,7 @@ impl<S: Send> Pool<S> {
             return Ok(());
         }
         let Some(first) = self.take(cancel) else {
-            return Err(Corrupted::stopped());
+            return Err(OracleError::Stopped);
         };
         let mut crew = vec![first];
         while crew.len() < jobs.len().min(crew_size) {
@@ -406,9 +406,9 @@ impl<S: Send> Pool<S> {
         // Each searcher takes the next state left until none is, or until
         // another call waits for a searcher (all but the first), then goes
         // back to the pool at once.
-        let work = |mut taken: Taken<'_, S>, lends: bool| -> Result<Vec<(usize, T)>, Corrupted> {
+        let work = |mut taken: Taken<'_, S>, lends: bool| -> Result<Vec<(usize, T)>, OracleError> {
             let Some(searcher) = taken.searcher.as_mut() else {
-                return Err(Corrupted::stopped());
+                return Err(OracleError::Stopped);
             };
             game.set_cancel(searcher, cancel.cloned());
             let mut done = Vec::new();
@@ -422,14 +422,14 @@ impl<S: Send> Pool<S> {
                     break;
                 };
                 if stopped() {
-                    result = Err(Corrupted::stopped());
+                    result = Err(OracleError::Stopped);
                     break;
                 }
                 let v = search(searcher, key);
                 // The flag stays set once set: a search it stopped is seen
                 // here, and its meaningless answer thrown away.
                 if stopped() {
-                    result = Err(Corrupted::stopped());
+                    result = Err(OracleError::Stopped);
                     break;
                 }
                 done.push((j, v));
@@ -495,7 +495,7 @@ impl<S: Send> Drop for Taken<'_, S> {
 }
 
 impl<G: BookGame> Oracle for LiveSearch<'_, G> {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), OracleError> {
         match &self.book {
             Some(book) => book.get().values(keys, out)?,
             None => {
@@ -517,7 +517,7 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
         Some(self.nodes.clone())
     }
 
-    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), Corrupted> {
+    fn outcomes(&self, keys: &[u64], out: &mut Vec<Option<i32>>) -> Result<(), OracleError> {
         out.clear();
         match &self.book {
             Some(book) => {
@@ -530,7 +530,7 @@ impl<G: BookGame> Oracle for LiveSearch<'_, G> {
         self.search_missing(keys, out, 0, |s, key| self.game.search_outcome(s, key))
     }
 
-    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, Corrupted> {
+    fn is_value(&self, key: u64, value: Value) -> Result<Option<bool>, OracleError> {
         let mut out = [self.book_value(key)?.map(|v| v == value)];
         self.search_missing(&[key], &mut out, value == Value::TERMINAL, |s, key| {
             self.game.search_is(s, key, value)
@@ -628,7 +628,10 @@ mod tests {
             let (_, got) = stop_after(&cancel, Duration::from_millis(after), || {
                 cancel.run(|| live.value(key))
             });
-            assert!(got.is_err_and(|e| e.is_stopped()), "ended before the flag");
+            assert!(
+                got.is_err_and(|e| matches!(e, OracleError::Stopped)),
+                "ended before the flag"
+            );
             assert_eq!(
                 live.value(key).expect("answer"),
                 exact,
@@ -680,7 +683,7 @@ mod tests {
             cancel.run(|| live.value(key))
         });
         assert!(late < PROMPT, "stopped {late:?} after the flag");
-        assert!(got.as_ref().is_err_and(Corrupted::is_stopped), "{got:?}");
+        assert!(matches!(got, Err(OracleError::Stopped)), "{got:?}");
         // The analysis says so, and nothing is blamed on a database.
         let stopped = Cancel::new();
         stopped.cancel();
@@ -709,7 +712,7 @@ mod tests {
         let got = cancel.run(|| live.value(game.canonical(c4("44").key())));
         let took = start.elapsed();
         // Stopped, not answered: the search of many seconds did not run on.
-        assert!(got.is_err_and(|e| e.is_stopped()));
+        assert!(got.is_err_and(|e| matches!(e, OracleError::Stopped)));
         // By its time limit, with room for a busy machine (see PROMPT).
         assert!(took < Duration::from_millis(200) + PROMPT, "{took:?}");
     }
@@ -729,9 +732,12 @@ mod tests {
                 waiting.run(|| live.value(key))
             });
             assert!(late < PROMPT, "stopped {late:?} after the flag");
-            assert!(got.is_err_and(|e| e.is_stopped()));
+            assert!(got.is_err_and(|e| matches!(e, OracleError::Stopped)));
             long.cancel();
-            assert!(busy.join().expect("thread").is_err_and(|e| e.is_stopped()));
+            assert!(busy
+                .join()
+                .expect("thread")
+                .is_err_and(|e| matches!(e, OracleError::Stopped)));
         });
         // Both calls are over: the searcher is back.
         let state = c4("4444443322").key();
@@ -794,7 +800,7 @@ mod tests {
             cancel.run(|| live.value(start))
         });
         assert!(late < PROMPT, "dandelions stopped {late:?} after the flag");
-        assert!(got.is_err_and(|e| e.is_stopped()));
+        assert!(got.is_err_and(|e| matches!(e, OracleError::Stopped)));
 
         let boxes = DotsAndBoxes::from_variant("4x4").expect("variant");
         let live = LiveSearch::with_searchers(boxes.clone(), None, 20, 1).expect("live");
@@ -807,7 +813,7 @@ mod tests {
             late < PROMPT,
             "dots and boxes stopped {late:?} after the flag"
         );
-        assert!(got.is_err_and(|e| e.is_stopped()));
+        assert!(got.is_err_and(|e| matches!(e, OracleError::Stopped)));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use boardsolve_probe::{RangeFile, Tablebase};
+use boardsolve_probe::{json, RangeFile, Tablebase};
 use wasm_bindgen::prelude::*;
 
 /// `log2` of the transposition table entries of a search past a book:
@@ -97,7 +97,7 @@ impl Table {
     ) -> Result<Table, JsError> {
         let tb = tb.map_err(js_error)?;
         // Past a book, positions are searched, within the memory stated.
-        let tb = if tb.has_book() {
+        let tb = if tb.game().has_book() {
             tb.with_search(SEARCH_TABLE_BITS).map_err(js_error)?
         } else {
             tb
@@ -128,13 +128,13 @@ impl Table {
     /// The game's name (`british-square`, ...).
     #[wasm_bindgen(getter)]
     pub fn game(&self) -> String {
-        self.tb.game().to_owned()
+        self.tb.game().name().to_owned()
     }
 
     /// The variant (`5x5`, ...).
     #[wasm_bindgen(getter)]
     pub fn variant(&self) -> String {
-        self.tb.variant().to_owned()
+        self.tb.game().variant().to_owned()
     }
 
     /// The number of records.
@@ -152,7 +152,7 @@ impl Table {
     /// True when positions past the file's book are searched.
     #[wasm_bindgen(getter, js_name = searchedPastTheBook)]
     pub fn searched_past_the_book(&self) -> bool {
-        self.tb.has_book()
+        self.tb.game().has_book()
     }
 
     /// True for a packed file.
@@ -164,23 +164,27 @@ impl Table {
     /// The answer for `position` as the JSON line `query --json` prints.
     #[wasm_bindgen(js_name = probeJson)]
     pub fn probe_json(&self, position: &str) -> Result<String, JsError> {
-        self.tb.probe_json_checked(position).map_err(js_error)
+        let a = self.tb.probe(position).map_err(js_error)?;
+        Ok(json::answer(position, &a, None))
     }
 
     /// The moves of perfect play from `position` to the end.
     pub fn line(&self, position: &str) -> Result<Vec<String>, JsError> {
-        self.tb.line(position).map_err(js_error)
+        let p = self.tb.parse(position).map_err(js_error)?;
+        let line = self.tb.line(&p).map_err(js_error)?;
+        Ok(line.iter().map(|m| m.name().to_owned()).collect())
     }
 
     /// The position after `mv`, in the game's notation.
     pub fn play(&self, position: &str, mv: &str) -> Result<String, JsError> {
-        self.tb.play(position, mv).map_err(js_error)
+        let p = self.tb.parse(position).map_err(js_error)?;
+        Ok(p.play_text(mv).map_err(js_error)?.text())
     }
 
     /// The picture `query --svg` draws, or `undefined` for a game without
     /// pictures.
     pub fn svg(&self, position: &str) -> Result<Option<String>, JsError> {
-        self.tb.svg(position).map_err(js_error)
+        Ok(self.tb.probe(position).map_err(js_error)?.svg())
     }
 
     /// The game served from this file, as `query serve`'s `GET /api/info`

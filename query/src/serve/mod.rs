@@ -39,12 +39,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use boardsolve::analysis::{analyze_position, json, picture, principal_variation, QueryError};
-use boardsolve::cli::EXIT_SUCCESS;
-use boardsolve::core::{Cancel, Oracle};
-use boardsolve::registry::AnyGame;
-use boardsolve::PositionError;
-use boardsolve_probe::Tablebase;
+use boardsolve::cli::{EXIT_SUCCESS, MAX_LINE};
+use boardsolve_probe::{json, Cancel, Game, Position, ProbeError, Tablebase};
 
 use crate::args::{DbArgs, ServeArgs, SERVE_TABLE_BITS};
 use crate::failure::{usage, Failure};
@@ -119,11 +115,8 @@ impl ServeArgs {
 
     /// Checks that `game`'s search tables of `2^table_bits` entries fit,
     /// one for each search thread.
-    pub fn check_tables(&self, game: &AnyGame, table_bits: u32) -> Result<(), String> {
-        let checked = game
-            .book_game()
-            .map(|b| b.check_tables(self.search_threads(), table_bits));
-        match checked {
+    pub fn check_tables(&self, game: Game, table_bits: u32) -> Result<(), String> {
+        match game.check_search(table_bits, self.search_threads()) {
             Some(Err(e)) => Err(format!("--table-bits {table_bits}: {}: {e}", game.label())),
             _ => Ok(()),
         }
@@ -162,9 +155,9 @@ pub enum Source {
     /// A database (its game searched past it, if it is an opening book).
     File(PathBuf),
     /// A game with search and no file.
-    Search(Box<AnyGame>),
+    Search(Game),
     /// A game with the book that comes with the tools, and search past it.
-    Shipped(Box<AnyGame>),
+    Shipped(Game),
 }
 
 /// One game served.
@@ -179,15 +172,15 @@ struct Served {
 
 impl Served {
     /// The game served.
-    fn game(&self) -> &AnyGame {
-        self.tb.any_game()
+    fn game(&self) -> Game {
+        self.tb.game()
     }
 
-    /// The search, for positions past the book (or every position without
-    /// a file); `None` for a game answered from its file alone. It was
-    /// made when the server started ([`open`]).
-    fn live(&self) -> Option<&(dyn Oracle + Send + Sync)> {
-        self.tb.search().and_then(Result::ok)
+    /// True when positions past the book (or every position, without a
+    /// file) are searched: the search was made when the server started
+    /// ([`open`]).
+    fn searched(&self) -> bool {
+        self.tb.is_searched()
     }
 }
 
@@ -222,12 +215,8 @@ impl App {
         let game = params.get("game").map(String::as_str);
         let variant = match (game, params.get("variant")) {
             (Some(g), Some(v)) => Some(
-                AnyGame::new(g, v)
-                    .map_err(|e| (StatusCode::NOT_FOUND, e.to_string()))?
-                    .game()
-                    .descriptor()
-                    .variant
-                    .clone(),
+                Game::canonical_variant(g, v)
+                    .map_err(|e| (StatusCode::NOT_FOUND, e.to_string()))?,
             ),
             (None, Some(_)) => {
                 return Err((
@@ -239,9 +228,9 @@ impl App {
         };
         let matching: Vec<usize> = (0..self.served.len())
             .filter(|&i| {
-                let d = self.served[i].game().game().descriptor();
-                game.is_none_or(|g| d.name == g)
-                    && variant.as_deref().is_none_or(|v| d.variant == v)
+                let g = self.served[i].game();
+                game.is_none_or(|name| g.name() == name)
+                    && variant.as_deref().is_none_or(|v| g.variant() == v)
             })
             .collect();
         match matching.as_slice() {
@@ -282,72 +271,48 @@ enum Body {
     Json(String),
     /// A picture, if the game has pictures.
     Svg(Option<String>),
-    /// The moves of perfect play.
-    Line(Vec<String>),
+    /// The moves of perfect play, as `{"line":[...]}`.
+    Line(String),
 }
 
-/// Why a position was not answered.
-enum Refusal {
-    Position(PositionError),
-    Query(QueryError),
-}
-
-impl From<PositionError> for Refusal {
-    fn from(e: PositionError) -> Refusal {
-        Refusal::Position(e)
+/// The status of a position refused for `e`.
+fn status(e: &ProbeError) -> StatusCode {
+    match e {
+        ProbeError::NotInBook { .. } => StatusCode::NOT_FOUND,
+        ProbeError::Stopped | ProbeError::TimedOut => StatusCode::SERVICE_UNAVAILABLE,
+        e if e.is_bad_input() => StatusCode::BAD_REQUEST,
+        ProbeError::Unreachable { .. } => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
-impl From<QueryError> for Refusal {
-    fn from(e: QueryError) -> Refusal {
-        Refusal::Query(e)
-    }
+/// Where an answer comes from: the file's lookups alone, or the search.
+#[derive(Clone, Copy)]
+enum Lane {
+    Lookup,
+    Search,
 }
 
-impl Refusal {
-    /// Whether a search would answer it: the position lies past the book.
-    fn needs_search(&self) -> bool {
-        matches!(self, Refusal::Query(QueryError::NotInDatabase { .. }))
-    }
-
-    fn status(&self) -> StatusCode {
-        match self {
-            Refusal::Position(_) | Refusal::Query(QueryError::Unreachable { .. }) => {
-                StatusCode::BAD_REQUEST
-            }
-            Refusal::Query(QueryError::NotInDatabase { .. }) => StatusCode::NOT_FOUND,
-            Refusal::Query(QueryError::Stopped) => StatusCode::SERVICE_UNAVAILABLE,
-            Refusal::Query(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    fn message(&self) -> String {
-        match self {
-            Refusal::Position(e) => e.to_string(),
-            Refusal::Query(e) => e.to_string(),
-        }
-    }
-}
-
-/// Answers `p` from `oracle`.
-fn compute(s: &Served, oracle: &dyn Oracle, kind: Answer, p: &str) -> Result<Body, Refusal> {
-    let game = s.game().present();
-    let position = game.parse(p)?;
+/// Answers `p` (the request's `input`), on `lane`.
+fn compute(
+    s: &Served,
+    lane: Lane,
+    kind: Answer,
+    input: &str,
+    p: &Position,
+) -> Result<Body, ProbeError> {
+    let tb = &s.tb;
+    let answer = |p| match lane {
+        Lane::Lookup => tb.answer_from_file(p),
+        Lane::Search => tb.answer(p),
+    };
     Ok(match kind {
-        Answer::Json | Answer::Play => {
-            let a = analyze_position(game, oracle, &position)?;
-            Body::Json(json::answer(game, p, &a, None))
-        }
-        Answer::Svg => Body::Svg(picture::svg(
-            game,
-            &analyze_position(game, oracle, &position)?,
-        )),
-        Answer::Line => Body::Line(
-            principal_variation(game, oracle, position.state)?
-                .iter()
-                .map(|(mv, _)| game.format_move(*mv))
-                .collect(),
-        ),
+        Answer::Json | Answer::Play => Body::Json(json::answer(input, &answer(p)?, None)),
+        Answer::Svg => Body::Svg(answer(p)?.svg()),
+        Answer::Line => Body::Line(json::line(&match lane {
+            Lane::Lookup => tb.line_from_file(p)?,
+            Lane::Search => tb.line(p)?,
+        })),
     })
 }
 
@@ -363,11 +328,11 @@ fn etag(s: &Served, kind: Answer, params: &HashMap<String, String>) -> HeaderVal
             h.update(v.as_bytes());
         }
     }
-    let d = s.game().game().descriptor();
+    let g = s.game();
     h.update(&[0xff]);
-    h.update(d.name.as_bytes());
+    h.update(g.name().as_bytes());
     h.update(&[0xff]);
-    h.update(d.variant.as_bytes());
+    h.update(g.variant().as_bytes());
     HeaderValue::from_str(&format!("\"{:016x}\"", h.digest())).expect("hex is a header value")
 }
 
@@ -427,10 +392,10 @@ async fn answer(
     let Some(p) = params.get("p").cloned() else {
         return error(StatusCode::BAD_REQUEST, "no position: give p=POSITION");
     };
-    if p.len() > crate::lines::MAX_LINE {
+    if p.len() > MAX_LINE {
         return error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            &format!("position is longer than {} bytes", crate::lines::MAX_LINE),
+            &format!("position is longer than {MAX_LINE} bytes"),
         );
     }
     let index = match app.pick(&params) {
@@ -439,16 +404,18 @@ async fn answer(
     };
     let served = &app.served[index];
     let tag = etag(served, kind, &params);
-    // A conditional request is answered 304 only for a request that would
-    // be answered 200: a malformed or illegal position gets its error.
-    if let Err(e) = served.game().present().parse(&p) {
-        return respond(&app, Err(e.into()), &p, tag);
-    }
+    // Parsed once, whichever lane answers. A conditional request is
+    // answered 304 only for a request that would be answered 200: a
+    // malformed or illegal position gets its error.
+    let position = match served.tb.parse(&p) {
+        Ok(position) => position,
+        Err(e) => return respond(&app, Err(e), &p, tag),
+    };
     // The lookup lane: the database alone, now (and cheap enough to make
     // before a 304, which then vouches for the position too).
-    if let Some(db) = served.tb.database() {
-        match compute(served, db, kind, &p) {
-            Err(e) if e.needs_search() && served.live().is_some() => {}
+    if served.tb.has_file() {
+        match compute(served, Lane::Lookup, kind, &p, &position) {
+            Err(ProbeError::NotInBook { .. }) if served.searched() => {}
             Ok(ref body) if !matches!(body, Body::Svg(None)) && not_modified(&headers, &tag) => {
                 return unchanged(tag, &app.cache)
             }
@@ -476,8 +443,7 @@ async fn answer(
     let input = p.clone();
     let queued = app.searches.submit(deadline, move |cancel: &Cancel| {
         let s = &worker.served[index];
-        let live = s.live().expect("a game searched has its search");
-        cancel.run(|| compute(s, live, kind, &input))
+        cancel.run(|| compute(s, Lane::Search, kind, &input, &position))
     });
     let mut pending = match queued {
         Ok(p) => p,
@@ -496,7 +462,7 @@ async fn answer(
     };
     let deadline = tokio::time::Instant::from_std(deadline);
     match tokio::time::timeout_at(deadline, pending.answer()).await {
-        Err(_) | Ok(Some(Err(Refusal::Query(QueryError::Stopped)))) => out_of_time(),
+        Err(_) | Ok(Some(Err(ProbeError::Stopped | ProbeError::TimedOut))) => out_of_time(),
         Ok(None) if tokio::time::Instant::now() >= deadline => out_of_time(),
         Ok(None) => error(StatusCode::INTERNAL_SERVER_ERROR, "the search failed"),
         Ok(Some(done)) => respond(&app, done, &p, tag),
@@ -504,7 +470,7 @@ async fn answer(
 }
 
 /// The response of an answer made, or refused.
-fn respond(app: &App, done: Result<Body, Refusal>, p: &str, tag: HeaderValue) -> Response {
+fn respond(app: &App, done: Result<Body, ProbeError>, p: &str, tag: HeaderValue) -> Response {
     let mut r = match done {
         Ok(Body::Json(line)) => reply(StatusCode::OK, line),
         Ok(Body::Svg(Some(picture))) => (
@@ -513,19 +479,9 @@ fn respond(app: &App, done: Result<Body, Refusal>, p: &str, tag: HeaderValue) ->
             picture,
         )
             .into_response(),
-        Ok(Body::Line(moves)) => {
-            let mut body = String::from("{\"line\":[");
-            for (i, m) in moves.iter().enumerate() {
-                if i > 0 {
-                    body.push(',');
-                }
-                json::string(&mut body, m);
-            }
-            body.push_str("]}");
-            reply(StatusCode::OK, body)
-        }
+        Ok(Body::Line(body)) => reply(StatusCode::OK, body),
         Ok(Body::Svg(None)) => return error(StatusCode::NOT_FOUND, "this game has no picture"),
-        Err(e) => return reply(e.status(), json::error(Some(p), &e.message())),
+        Err(e) => return reply(status(&e), json::error(Some(p), &e.to_string())),
     };
     let h = r.headers_mut();
     h.insert(header::ETAG, tag);
@@ -544,10 +500,10 @@ async fn play(
     let (Some(p), Some(m)) = (params.get("p"), params.get("m")) else {
         return error(StatusCode::BAD_REQUEST, "give p=POSITION and m=MOVE");
     };
-    if p.len() + m.len() > crate::lines::MAX_LINE {
+    if p.len() + m.len() > MAX_LINE {
         return error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            &format!("position is longer than {} bytes", crate::lines::MAX_LINE),
+            &format!("position is longer than {MAX_LINE} bytes"),
         );
     }
     let index = match app.pick(&params) {
@@ -556,15 +512,12 @@ async fn play(
     };
     let served = &app.served[index];
     let tag = etag(served, Answer::Play, &params);
-    let played = served.tb.play(p, m);
+    let played = served.tb.parse(p).and_then(|p| p.play_text(m));
     match played {
         // Conditional only once the move is known to be legal.
         Ok(_) if not_modified(&headers, &tag) => unchanged(tag, &app.cache),
         Ok(next) => {
-            let mut body = String::from("{\"position\":");
-            json::string(&mut body, &next);
-            body.push('}');
-            let mut r = reply(StatusCode::OK, body);
+            let mut r = reply(StatusCode::OK, json::played(&next.text()));
             r.headers_mut().insert(header::ETAG, tag);
             r.headers_mut()
                 .insert(header::CACHE_CONTROL, app.cache.clone());
@@ -716,23 +669,23 @@ fn open(
             }
             Source::Search(game) => {
                 let name = format!("{} (search)", game.label());
-                (Tablebase::without_file(*game)?, name)
+                (Tablebase::without_file(game)?, name)
             }
             Source::Shipped(game) => {
-                let tb = Tablebase::for_game(*game)?;
+                let tb = Tablebase::for_game(game)?;
                 let name = match tb.shipped() {
                     Some(book) => book.name.to_owned(),
-                    None => format!("{} (search)", tb.any_game().label()),
+                    None => format!("{} (search)", tb.game().label()),
                 };
                 (tb, name)
             }
         };
-        let game = tb.any_game();
-        if served.iter().any(|s| s.game().label() == game.label()) {
+        let game = tb.game();
+        if served.iter().any(|s| s.game() == game) {
             anyhow::bail!("{name}: {} is served twice", game.label());
         }
-        let tag = match tb.database() {
-            Some(db) => db.header().records_checksum.to_le_bytes(),
+        let tag = match tb.records_checksum() {
+            Some(sum) => sum.to_le_bytes(),
             None => xxhash_rust::xxh3::xxh3_128(
                 format!("search {} {}", game.label(), env!("CARGO_PKG_VERSION")).as_bytes(),
             )
@@ -773,15 +726,14 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         // game that has it, as `query` answers.
         let source = crate::source::Source::open(db_args)?;
         let game = source.game();
-        let searched = match game.searched_with(source.db()) {
-            true => vec![game.clone()],
+        let searched = match source.tb().is_searched() {
+            true => vec![game],
             false => Vec::new(),
         };
-        let game = Box::new(game.clone());
-        match (source.shipped(), source.db()) {
+        match (source.shipped(), source.tb().has_file()) {
             (true, _) => (vec![Source::Shipped(game)], searched),
-            (false, Some(_)) => (vec![Source::File(PathBuf::from(&source.path))], searched),
-            (false, None) => (vec![Source::Search(game)], searched),
+            (false, true) => (vec![Source::File(PathBuf::from(&source.path))], searched),
+            (false, false) => (vec![Source::Search(game)], searched),
         }
     } else {
         if db_args.game.is_some() || db_args.variant.is_some() {
@@ -793,7 +745,7 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
         for path in &db_args.db {
             let tb = open_db(path)?;
             if tb.is_searched() {
-                searched.push(tb.any_game().clone());
+                searched.push(tb.game());
             }
         }
         (
@@ -804,7 +756,7 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
     // Search tables the machine cannot hold are refused before anything
     // is allocated: one for each search thread.
     let table_bits = db_args.table_bits.unwrap_or(SERVE_TABLE_BITS);
-    for game in &searched {
+    for &game in &searched {
         args.check_tables(game, table_bits).map_err(|e| usage(&e))?;
     }
     listen(sources, args, table_bits, db_args.cache_bytes())?;

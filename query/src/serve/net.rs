@@ -711,7 +711,7 @@ fn error_answer(status: u16, message: &str, head: &[u8]) -> Vec<u8> {
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("Error");
-    let body = boardsolve::analysis::json::error(None, message) + "\n";
+    let body = boardsolve_probe::json::error(None, message) + "\n";
     let mut out = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n\
          content-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n",

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use boardsolve::core::{Cancel, CancelOnDrop};
+use boardsolve_probe::{Cancel, CancelOnDrop};
 use tokio::sync::oneshot;
 
 type Work = Box<dyn FnOnce(&Cancel) + Send>;

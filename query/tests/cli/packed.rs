@@ -255,7 +255,8 @@ fn the_probe_answers_from_packed_files() {
         format!("{:?}", a.probe_many(&input)),
         format!("{:?}", b.probe_many(&input))
     );
-    assert_eq!(a.line("start").unwrap(), b.line("start").unwrap());
+    let start = a.parse("start").unwrap();
+    assert_eq!(a.line(&start).unwrap(), b.line(&start).unwrap());
 }
 
 /// Flips bit `bit` of byte `at` of the file at `path` into `to`.

@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use boardsolve::core::NoProgress;
 use boardsolve::registry::AnyGame;
 use boardsolve::solve::book::BookOptions;
-use boardsolve_probe::{ProbeError, Tablebase};
+use boardsolve_probe::{json, ProbeError, Tablebase};
 
 use crate::common::positions;
 
@@ -68,14 +68,23 @@ fn agree(db: &Path, positions: &[String], search: bool) {
     }
     let answers = query_answers(db, positions);
     let probes = tb.probe_many(positions);
-    let evals = tb.eval_many(positions);
+    let parsed: Vec<_> = positions.iter().map(|p| tb.parse(p)).collect();
+    let valid: Vec<_> = parsed.iter().flatten().copied().collect();
+    let mut evals = tb.evals(&valid).into_iter();
     assert_eq!(answers.len(), positions.len());
-    // The value-only path gives every answered position's value, and fails
-    // where the parser does.
-    for (r, e) in probes.iter().zip(&evals) {
+    // The value-only path gives every answered position's value, and the
+    // parser fails where the answer does.
+    for (r, p) in probes.iter().zip(&parsed) {
+        let e = match p {
+            Ok(_) => evals.next().unwrap(),
+            Err(e) => {
+                assert!(e.is_bad_input(), "{e}");
+                assert!(r.as_ref().is_err_and(ProbeError::is_bad_input));
+                continue;
+            }
+        };
         match (r, e) {
-            (Ok(r), Ok(e)) => assert_eq!(&r.eval(), e),
-            (Err(ProbeError::Position(_)), Err(ProbeError::Position(_))) => {}
+            (Ok(r), Ok(e)) => assert_eq!(r.eval(), e),
             (Err(ProbeError::NotInBook { .. }), _) => {}
             other => panic!("{other:?}"),
         }
@@ -88,26 +97,30 @@ fn agree(db: &Path, positions: &[String], search: bool) {
         match r {
             Ok(r) => {
                 answered += 1;
-                assert_eq!(q["position"], r.position, "{p}");
-                assert_eq!(q["to_move"], r.to_move, "{p}");
-                assert_eq!(q["value"], r.value, "{p}");
-                assert_eq!(q["remoteness"], r.remoteness, "{p}");
+                // The line written by hand is the line serde writes from
+                // the answer's fields.
+                let mut fields = Vec::new();
+                json::write(&mut fields, &json::AnswerFields::new(p, r, None));
+                assert_eq!(std::str::from_utf8(&fields).unwrap(), line, "{p}");
+                assert_eq!(q["position"], r.position().board(), "{p}");
+                assert_eq!(q["to_move"], r.position().to_move_name(), "{p}");
+                assert_eq!(q["value"], r.value(), "{p}");
+                assert_eq!(q["remoteness"], r.remoteness(), "{p}");
                 let moves = q["moves"].as_array().unwrap();
-                assert_eq!(moves.len(), r.moves.len(), "{p}");
+                assert_eq!(moves.len(), r.moves().len(), "{p}");
                 check_delta_remoteness(p, moves);
-                for (qm, rm) in moves.iter().zip(&r.moves) {
-                    assert_eq!(qm["move"], rm.name, "{p}");
+                for (qm, rm) in moves.iter().zip(r.moves()) {
+                    assert_eq!(qm["move"], rm.mv.name(), "{p}");
                     assert_eq!(qm["value"], rm.value, "{p}");
                     assert_eq!(qm["remoteness"], rm.remoteness, "{p}");
+                    assert_eq!(qm["deltaRemoteness"], rm.delta_remoteness, "{p}");
                     assert_eq!(qm["best"], rm.best, "{p}");
                 }
             }
             Err(e) => {
                 let message = q["error"].as_str().unwrap_or_else(|| panic!("{p}: {q}"));
-                match e {
-                    ProbeError::Position(pe) => assert_eq!(message, pe.to_string()),
-                    other => panic!("{p}: {other}"),
-                }
+                assert!(e.is_bad_input(), "{p}: {e}");
+                assert_eq!(message, e.to_string());
             }
         }
     }

@@ -24,7 +24,7 @@ use super::mapguard::MapGuard;
 use super::packed::{FileBytes, PackedStore, Symmetries};
 use super::ranges::RangeFile;
 use crate::core::layout::LayoutKind;
-use crate::core::{Corrupted, Oracle, Value};
+use crate::core::{Oracle, OracleError, Value};
 
 /// The bytes of a database: the file mapped, a copy in memory (a packed
 /// file unpacked, or a file handed over as bytes), kept in `u64`s so that
@@ -209,8 +209,8 @@ impl Database {
 }
 
 impl Oracle for Database {
-    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), Corrupted> {
-        self.get_many(keys, out)
+    fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), OracleError> {
+        Ok(self.get_many(keys, out)?)
     }
 
     fn is_complete(&self) -> bool {

@@ -2,8 +2,8 @@
 //! under their reader.
 
 use super::*;
-use crate::core::Game;
 use crate::core::NoProgress;
+use crate::core::{Corrupted, Game};
 use crate::db::DbError;
 use crate::games::british_square::BritishSquare;
 use crate::solve::solve;

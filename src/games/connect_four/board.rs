@@ -165,12 +165,23 @@ pub enum ParseError {
         /// 1-based number of the move that completed the four.
         index: usize,
     },
-    /// A picture that is malformed or that no game can reach.
+    /// A picture that does not follow the notation: a wrong number of
+    /// rows or cells, or a character that is no cell.
     #[error("position {input:?}: {reason}")]
     Picture {
         /// The text as given.
         input: String,
         /// What is wrong with it.
+        reason: String,
+    },
+    /// A well-formed picture that no game can reach: a stone above an
+    /// empty cell, stone counts that do not alternate, fours that could
+    /// not all have been made.
+    #[error("position {input:?}: {reason}")]
+    Unreachable {
+        /// The text as given.
+        input: String,
+        /// Which rule it breaks.
         reason: String,
     },
 }
@@ -184,7 +195,8 @@ impl ParseError {
             ParseError::BadColumn { input, .. }
             | ParseError::FullColumn { input, .. }
             | ParseError::GameOver { input, .. }
-            | ParseError::Picture { input, .. } => input,
+            | ParseError::Picture { input, .. }
+            | ParseError::Unreachable { input, .. } => input,
         };
         let prefix = format!("position {input:?}: ");
         match whole.strip_prefix(&prefix) {
@@ -644,6 +656,10 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
         input: text.to_owned(),
         reason,
     };
+    let unreachable = |reason: String| ParseError::Unreachable {
+        input: text.to_owned(),
+        reason,
+    };
     let g = variant.geometry();
     let (w, h) = (variant.width(), variant.height());
     let lines: Vec<&str> = text
@@ -689,7 +705,7 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
     for col in 0..w {
         let c = mask & g.column(col);
         if c & (c + g.bottom_cell(col)) != 0 {
-            return Err(fail(format!(
+            return Err(unreachable(format!(
                 "column {} has a stone above an empty cell",
                 col + 1
             )));
@@ -697,7 +713,7 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
     }
     let (nx, no) = (first.count_ones(), second.count_ones());
     if nx != no && nx != no + 1 {
-        return Err(fail(format!(
+        return Err(unreachable(format!(
             "{nx} X and {no} O: X moves first, so X has as many stones as O or one more"
         )));
     }
@@ -709,7 +725,7 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
         (second, first)
     };
     if bits::has_four(g, other) {
-        return Err(fail(
+        return Err(unreachable(
             "the player to move has a four: the game ended before its opponent's last move"
                 .to_owned(),
         ));
@@ -726,7 +742,7 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
             last & top != 0 && !bits::has_four(g, last & !top)
         });
         if !ok {
-            return Err(fail(
+            return Err(unreachable(
                 "no single last move could have made all these fours: the game would have \
                  ended earlier"
                     .to_owned(),

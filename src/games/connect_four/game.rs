@@ -142,18 +142,12 @@ fn position_error(input: &str, e: ParseError) -> PositionError {
     let why = e.reason();
     match e {
         ParseError::BadColumn { .. } => PositionError::malformed(input, why),
-        ParseError::FullColumn { .. } | ParseError::GameOver { .. } => {
-            PositionError::illegal(input, why)
-        }
-        ParseError::Picture { ref reason, .. } => {
-            // Shape and characters are notation; gravity, stone counts and
-            // fours are rules.
-            if reason.contains("rows") || reason.contains("cells") {
-                PositionError::malformed(input, why)
-            } else {
-                PositionError::illegal(input, why)
-            }
-        }
+        // Shape and characters are notation; gravity, stone counts and
+        // fours are rules.
+        ParseError::Picture { .. } => PositionError::malformed(input, why),
+        ParseError::FullColumn { .. }
+        | ParseError::GameOver { .. }
+        | ParseError::Unreachable { .. } => PositionError::illegal(input, why),
     }
 }
 

@@ -7,7 +7,7 @@ use super::game::WIND;
 use super::Dandelions;
 use crate::core::MoveMark;
 use crate::render::svg::{Font, Paint, Pen};
-use crate::render::{style_padded, Presentation};
+use crate::render::{style_padded, Presentation, ScoreDetail};
 
 impl Presentation for Dandelions {
     fn even_result(&self) -> Option<&'static str> {
@@ -23,14 +23,20 @@ impl Presentation for Dandelions {
          the uncovered cells when the wind wins"
     }
 
-    fn outcome_json(&self, score: i32, out: &mut String) {
-        if score > 0 {
-            out.push_str(",\"winner\":\"dandelions\",\"flowers\":");
-            out.push_str(&(8 - score).to_string());
+    fn score_detail(&self, score: i32) -> Option<ScoreDetail> {
+        Some(if score > 0 {
+            ScoreDetail {
+                winner: "dandelions",
+                count_name: "flowers",
+                count: 8 - score,
+            }
         } else {
-            out.push_str(",\"winner\":\"wind\",\"gaps\":");
-            out.push_str(&(-score).to_string());
-        }
+            ScoreDetail {
+                winner: "wind",
+                count_name: "gaps",
+                count: -score,
+            }
+        })
     }
 
     fn render(&self, state: u64) -> String {

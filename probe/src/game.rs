@@ -1,0 +1,260 @@
+//! Games: [`Game`], one game and variant (its names, notation and words),
+//! and the list of every game this build knows ([`games`], [`GameEntry`]).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use boardsolve::registry::{self, AnyGame, DatabaseKind, GameInfo};
+use boardsolve::render::Presentation;
+use boardsolve::Player;
+
+use crate::error::ProbeError;
+
+/// One game and variant (British Square 5x5, Connect Four 7x6, ...): its
+/// names, its notation and the words its answers use.
+///
+/// A handle: copying it is free, and every handle of one game and variant
+/// is the same (`==`). Each game and variant is set up once in a process
+/// and kept for its life (a few kilobytes, or a few hundred for the
+/// largest symmetry tables), so that positions and answers can refer to it
+/// without counting references.
+#[derive(Clone, Copy)]
+pub struct Game {
+    pub(crate) any: &'static AnyGame,
+}
+
+/// The games set up so far, by label (`british-square 5x5`).
+fn set_up() -> &'static Mutex<HashMap<String, &'static AnyGame>> {
+    static GAMES: OnceLock<Mutex<HashMap<String, &'static AnyGame>>> = OnceLock::new();
+    GAMES.get_or_init(Default::default)
+}
+
+impl Game {
+    /// The game `name` (a registry name or another name of a variant, such
+    /// as `tic-tac-toe`) in `variant` (empty for the standard one).
+    pub fn new(name: &str, variant: &str) -> Result<Game, ProbeError> {
+        Ok(Game::interned(AnyGame::new(name, variant)?))
+    }
+
+    /// The one handle of `any`'s game and variant.
+    pub(crate) fn interned(any: AnyGame) -> Game {
+        let label = any.label();
+        // A panic elsewhere while the lock was held leaves the map whole.
+        let mut games = set_up().lock().unwrap_or_else(|p| p.into_inner());
+        let any = *games
+            .entry(label)
+            .or_insert_with(|| Box::leak(Box::new(any)));
+        Game { any }
+    }
+
+    /// The canonical spelling of `variant` of the game `name` (`5x5` for
+    /// an empty variant of British Square), without keeping the game set
+    /// up: for a caller that only compares variants (a server matching a
+    /// request against the games it serves).
+    pub fn canonical_variant(name: &str, variant: &str) -> Result<String, ProbeError> {
+        Ok(AnyGame::new(name, variant)?
+            .game()
+            .descriptor()
+            .variant
+            .clone())
+    }
+
+    /// Its rules, notation and looks.
+    pub(crate) fn present(self) -> &'static dyn Presentation {
+        self.any.present()
+    }
+
+    /// The registry name (`british-square`, `connect-four`, ...).
+    pub fn name(self) -> &'static str {
+        self.present().descriptor().name
+    }
+
+    /// The variant, in canonical form (`5x5`, `7x6`, `3x3,k=3`, ...).
+    pub fn variant(self) -> &'static str {
+        &self.present().descriptor().variant
+    }
+
+    /// The name and variant: `british-square 5x5`.
+    pub fn label(self) -> String {
+        self.any.label()
+    }
+
+    /// The game's entry in the list of games.
+    pub fn entry(self) -> GameEntry {
+        GameEntry {
+            info: self.any.info(),
+        }
+    }
+
+    /// What a player is called (`X`, `O`, `A`, `B`, `dandelions`, `wind`).
+    pub fn player_name(self, player: Player) -> &'static str {
+        self.present().player_name(player)
+    }
+
+    /// What a player plays with and how its pieces look, in a few words
+    /// (`"red stones; moves first"`).
+    pub fn player_pieces(self, player: Player) -> &'static str {
+        self.present().player_pieces(player)
+    }
+
+    /// What a value means in this game, in words.
+    pub fn score_meaning(self) -> &'static str {
+        self.present().score_meaning()
+    }
+
+    /// How a move is written, for help texts.
+    pub fn move_notation(self) -> &'static str {
+        self.present().move_notation()
+    }
+
+    /// The word for the game's even result: `draw` where nobody wins
+    /// (Connect Four, k-in-a-row), `tie` where the scores are equal
+    /// (British Square, Dots and Boxes); `None` for a game that always has
+    /// a winner (Dandelions).
+    pub fn even_result(self) -> Option<&'static str> {
+        self.present().even_result()
+    }
+
+    /// [`Game::even_result`], or `tie` for a game that has none (where no
+    /// even result is ever shown).
+    pub fn even_word(self) -> &'static str {
+        boardsolve::render::even_word(self.present())
+    }
+
+    /// True when the result is a score of points (British Square's pieces,
+    /// Dots and Boxes' boxes, Dandelions' flowers or gaps); false for a
+    /// game that is only won, lost or drawn.
+    pub fn counts_points(self) -> bool {
+        self.present().counts_points()
+    }
+
+    /// True when a player can have no move but to pass (British Square).
+    pub fn has_passes(self) -> bool {
+        self.present().has_passes()
+    }
+
+    /// What a stage of the game counts, for table headers (`pieces`,
+    /// `edges`, ...).
+    pub fn layer_name(self) -> &'static str {
+        self.present().layer_name()
+    }
+
+    /// True when a position's key holds the score so far (British Square:
+    /// the pieces on the board), so that values can be given as final
+    /// scores; false where the score so far comes only with the text of a
+    /// position (Dots and Boxes).
+    pub fn keeps_score(self) -> bool {
+        let g = self.present();
+        g.lead(g.start()).is_some()
+    }
+
+    /// True for the standard variant (the one an empty variant names).
+    pub fn is_standard(self) -> bool {
+        self.any.is_standard()
+    }
+
+    /// The default database file's name: `bsq.db`, or `bsq-4x4.db` for
+    /// another variant.
+    pub fn default_file_name(self) -> String {
+        self.any.default_file_name()
+    }
+
+    /// The `generator` command that writes the default file.
+    pub fn generator_command(self) -> String {
+        self.any.generator_command()
+    }
+
+    /// True when the game's database is an opening book, so that the
+    /// positions past it need search.
+    pub fn has_book(self) -> bool {
+        self.any.has_book()
+    }
+
+    /// True when a database of this variant can be written: its records
+    /// fit 64 bits (larger boards are answered by search alone).
+    pub fn has_database(self) -> bool {
+        self.present().descriptor().storage_error().is_none()
+    }
+}
+
+impl PartialEq for Game {
+    fn eq(&self, other: &Game) -> bool {
+        std::ptr::eq(self.any, other.any)
+    }
+}
+
+impl Eq for Game {}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Game").field(&self.label()).finish()
+    }
+}
+
+impl std::fmt::Display for Game {
+    /// The label: `british-square 5x5`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+/// One game of the list this build knows ([`games`]), before a variant is
+/// chosen: its names and help texts.
+#[derive(Clone, Copy, Debug)]
+pub struct GameEntry {
+    info: &'static GameInfo,
+}
+
+impl GameEntry {
+    /// The registry name.
+    pub fn name(self) -> &'static str {
+        self.info.name
+    }
+
+    /// The game in one line.
+    pub fn about(self) -> &'static str {
+        self.info.about
+    }
+
+    /// The variants, for help texts.
+    pub fn variants(self) -> &'static str {
+        self.info.variants
+    }
+
+    /// How positions are written, for help texts.
+    pub fn notation(self) -> &'static str {
+        self.info.notation
+    }
+
+    /// A position of the standard variant, in the game's notation.
+    pub fn example(self) -> &'static str {
+        self.info.example
+    }
+
+    /// The stem of the default database file (`bsq` gives `bsq.db`).
+    pub fn file_stem(self) -> &'static str {
+        self.info.file_stem
+    }
+
+    /// True when the standard variant's database is an opening book.
+    pub fn has_book(self) -> bool {
+        matches!(self.info.kind, DatabaseKind::Book { .. })
+    }
+}
+
+/// Every game this build knows, in the order of help texts (the first is
+/// the tools' default).
+pub fn games() -> impl ExactSizeIterator<Item = GameEntry> {
+    registry::GAMES.iter().map(|info| GameEntry { info })
+}
+
+/// The games' names, comma-separated, for messages.
+pub fn game_names() -> String {
+    registry::known_names()
+}
+
+/// A paragraph a game, for `--help`: what it is, its variants, its
+/// notation and what its database holds.
+pub fn games_help() -> String {
+    registry::games_help()
+}
