@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use boardsolve::cli::{quoted, EXIT_USAGE};
-use boardsolve_probe::{json, Position};
+use boardsolve_probe::{json, Answer, Position};
 
 use crate::args::{Ask, DbArgs};
 use crate::failure::Failure;
@@ -71,16 +71,20 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             first = false;
             continue;
         }
-        // Parsed once, for the picture and the answer.
+        // Parsed and answered once, for the picture and the text.
         let position = tb.parse(p);
+        let mut drawn = None;
         if let Some(path) = &ask.svg {
-            let drawn = position
+            let answer = position
                 .as_ref()
                 .map_err(|e| Failure::from(anyhow::anyhow!("{e}")))
                 .and_then(|position| write_svg(&source, position, path));
-            if let Err(e) = drawn {
-                out.flush().context("writing output")?;
-                return Err(e);
+            match answer {
+                Ok(a) => drawn = Some(a),
+                Err(e) => {
+                    out.flush().context("writing output")?;
+                    return Err(e);
+                }
             }
             if path == Path::new("-") {
                 // The picture is the answer.
@@ -88,7 +92,7 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
             }
         }
         let answered = match &position {
-            Ok(position) => source.busy(|| answer_one(tb, p, position, mode)),
+            Ok(position) => source.busy(|| answer_one(tb, p, position, drawn, mode)),
             Err(e) => Err(Refusal::bad_line(e.to_string())),
         };
         match answered {
@@ -121,8 +125,9 @@ pub fn run(db_args: &DbArgs, ask: &Ask, color: bool) -> Result<u8, Failure> {
     Ok(refused.status())
 }
 
-/// Writes the SVG picture of one position to `path` (`-`: stdout).
-fn write_svg(source: &Source, position: &Position, path: &Path) -> Result<(), Failure> {
+/// Writes the SVG picture of one position to `path` (`-`: stdout), and
+/// gives its answer.
+fn write_svg(source: &Source, position: &Position, path: &Path) -> Result<Answer, Failure> {
     let a = source
         .busy(|| source.tb().answer(position))
         .map_err(anyhow::Error::new)?;
@@ -138,5 +143,5 @@ fn write_svg(source: &Source, position: &Position, path: &Path) -> Result<(), Fa
         std::fs::write(path, picture)
             .with_context(|| format!("writing the SVG to {}", path.display()))?;
     }
-    Ok(())
+    Ok(a)
 }

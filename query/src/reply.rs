@@ -3,7 +3,7 @@
 //! ([`crate::batch`]) print for each position.
 
 use boardsolve::cli::{EXIT_DATABASE, EXIT_FAILURE, EXIT_SUCCESS};
-use boardsolve_probe::{json, text, Position, ProbeError, Tablebase};
+use boardsolve_probe::{json, text, Answer, Position, ProbeError, Tablebase};
 
 /// What to answer: the full analysis, or win/draw/loss only.
 #[derive(Clone, Copy)]
@@ -80,11 +80,13 @@ impl Refused {
 }
 
 /// Answers one position, given as `input` and parsed as `position`: the
-/// text to print, or why not.
+/// text to print, or why not. `answered` is its answer when the caller
+/// has it already (to draw its picture), so that it is not made twice.
 pub fn answer_one(
     tb: &Tablebase,
     input: &str,
     position: &Position,
+    answered: Option<Answer>,
     mode: Mode,
 ) -> Result<String, Refusal> {
     let Mode {
@@ -101,7 +103,10 @@ pub fn answer_one(
             text::weak_report(&w)
         });
     }
-    let a = tb.answer(position)?;
+    let a = match answered {
+        Some(a) => a,
+        None => tb.answer(position)?,
+    };
     let line = if pv { Some(tb.line(position)?) } else { None };
     Ok(if json {
         json::answer(input, &a, line.as_deref())
@@ -112,7 +117,7 @@ pub fn answer_one(
 
 /// [`answer_one`] of a position given as text.
 pub fn answer_text(tb: &Tablebase, input: &str, mode: Mode) -> Result<String, Refusal> {
-    answer_one(tb, input, &tb.parse(input)?, mode)
+    answer_one(tb, input, &tb.parse(input)?, None, mode)
 }
 
 /// The answers of a run of lines, in order ([`answer_group`]).
