@@ -20,6 +20,7 @@
 //! * `bars` and [`cli`]: progress bars on stderr and the exit statuses
 //!   of the command-line tools.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod analysis;
 #[cfg(feature = "engine")]
