@@ -117,10 +117,6 @@ pub fn duration(seconds: f64) -> String {
     }
 }
 
-/// The exit status of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells
-/// report it.
-pub const EXIT_INTERRUPTED: u8 = 130;
-
 /// The line [`on_interrupt`] writes, set once before its handler.
 #[cfg(target_os = "linux")]
 static INTERRUPT_LINE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();

@@ -46,4 +46,4 @@ pub use registry::{AnyGame, GameError};
 pub use render::Presentation;
 
 /// The version of this crate, written into every database header.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");

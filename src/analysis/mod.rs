@@ -537,14 +537,6 @@ impl WeakAnalysis {
     pub fn is_terminal(&self) -> bool {
         self.moves.is_empty()
     }
-
-    /// The moves that keep the best result.
-    pub fn best_moves(&self) -> impl Iterator<Item = Move> + '_ {
-        self.moves
-            .iter()
-            .filter(|&&(_, r)| r == self.result)
-            .map(|&(m, _)| m)
-    }
 }
 
 /// Analyses a position for the outcome only: win, draw or loss for the side

@@ -9,7 +9,7 @@ use crate::render::{even_word, signed, Presentation};
 /// and who wins, as the text answer says them, and by how much when the
 /// headline value is not the final score (a game given the score so
 /// far). At the end of the game: who won, when the score is known.
-pub fn title(game: &dyn Presentation, a: &Analysis) -> String {
+pub(crate) fn title(game: &dyn Presentation, a: &Analysis) -> String {
     // The final score is worth naming only where the headline value is not
     // it already (a game whose value is the final score).
     let margin = match game.lead(a.state) {

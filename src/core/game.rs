@@ -88,7 +88,7 @@ pub struct Limits {
 impl Limits {
     /// True when a stored value is one the game can have.
     #[inline]
-    pub fn allows(&self, v: super::value::Value) -> bool {
+    pub(crate) fn allows(&self, v: super::value::Value) -> bool {
         v.net.unsigned_abs() <= self.max_net.unsigned_abs() && v.remoteness <= self.max_remoteness
     }
 }
@@ -116,7 +116,7 @@ pub enum PositionError {
 
 impl PositionError {
     /// Shorthand for a [`PositionError::Malformed`].
-    pub fn malformed(input: &str, reason: impl fmt::Display) -> Self {
+    pub(crate) fn malformed(input: &str, reason: impl fmt::Display) -> Self {
         PositionError::Malformed {
             input: input.to_owned(),
             reason: reason.to_string(),
@@ -124,7 +124,7 @@ impl PositionError {
     }
 
     /// Shorthand for a [`PositionError::Illegal`].
-    pub fn illegal(input: &str, reason: impl fmt::Display) -> Self {
+    pub(crate) fn illegal(input: &str, reason: impl fmt::Display) -> Self {
         PositionError::Illegal {
             input: input.to_owned(),
             reason: reason.to_string(),
@@ -303,7 +303,7 @@ pub struct VariantError {
 
 impl VariantError {
     /// A bad `spec` for `game`, because of `reason`.
-    pub fn new(game: &'static str, spec: &str, reason: impl fmt::Display) -> VariantError {
+    pub(crate) fn new(game: &'static str, spec: &str, reason: impl fmt::Display) -> VariantError {
         VariantError {
             game,
             spec: spec.to_owned(),

@@ -20,7 +20,7 @@ pub struct Heuristic<G: ?Sized> {
 
 impl<G: Game + Sync> Heuristic<G> {
     /// This heuristic, bound to `game`.
-    pub fn bind<'g>(&self, game: &'g G) -> BoundHeuristic<'g> {
+    pub(crate) fn bind<'g>(&self, game: &'g G) -> BoundHeuristic<'g> {
         let choose = self.choose;
         BoundHeuristic {
             name: self.name,

@@ -39,7 +39,7 @@ pub enum LayoutKind {
 
 impl LayoutKind {
     /// The number written in the header.
-    pub fn code(self) -> u32 {
+    pub(crate) fn code(self) -> u32 {
         match self {
             LayoutKind::Sorted => 1,
             LayoutKind::Dense => 2,
@@ -47,7 +47,7 @@ impl LayoutKind {
     }
 
     /// The kind a header number names, if any.
-    pub fn from_code(code: u32) -> Option<LayoutKind> {
+    pub(crate) fn from_code(code: u32) -> Option<LayoutKind> {
         match code {
             1 => Some(LayoutKind::Sorted),
             2 => Some(LayoutKind::Dense),
@@ -56,7 +56,7 @@ impl LayoutKind {
     }
 
     /// Bytes per record.
-    pub fn record_size(self) -> u64 {
+    pub(crate) fn record_size(self) -> u64 {
         match self {
             LayoutKind::Sorted => 8,
             LayoutKind::Dense => 1,
@@ -75,7 +75,7 @@ impl LayoutKind {
 
 /// The widest key a dense file may have: 2^36 one-byte entries (64 GiB)
 /// is far beyond any machine this targets, and keeps sizes well inside `u64`.
-pub const MAX_DENSE_KEY_BITS: u32 = 36;
+pub(crate) const MAX_DENSE_KEY_BITS: u32 = 36;
 
 // Whether a game's records fit a database is a question of the record
 // layout, so the descriptor's answer is here.

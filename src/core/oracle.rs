@@ -15,7 +15,7 @@ pub struct Corrupted {
 
 impl Corrupted {
     /// A damaged source, because of `reason`.
-    pub fn new(reason: impl Into<String>) -> Corrupted {
+    pub(crate) fn new(reason: impl Into<String>) -> Corrupted {
         Corrupted {
             reason: reason.into(),
         }

@@ -100,7 +100,7 @@ pub enum CacheSource {
 impl CacheSizes {
     /// What a program assumes where nothing reports the caches: the
     /// smallest of today's server cores (32 KiB L1, 1 MiB L2, 16 MiB L3).
-    pub const ASSUMED: CacheSizes = CacheSizes {
+    pub(crate) const ASSUMED: CacheSizes = CacheSizes {
         l1d: 32 << 10,
         l2: 1 << 20,
         l3: 16 << 20,
@@ -267,7 +267,7 @@ pub fn huge_pages() -> HugePages {
 
 /// Hints the processor to fetch `v` into the cache; never faults.
 #[inline(always)]
-pub fn prefetch<T>(v: &T) {
+pub(crate) fn prefetch<T>(v: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint: it never faults and changes nothing
     // Rust can observe, and `v` is a valid reference anyway.
@@ -313,7 +313,7 @@ fn reported_by_balloon(devices: &std::path::Path) -> bool {
 /// caller's) for writing, without changing their contents
 /// (`MADV_POPULATE_WRITE`, Linux 5.14 and later). False where that is not
 /// available: nothing was done.
-pub fn populate_for_writing(ptr: *const u8, len: usize) -> bool {
+pub(crate) fn populate_for_writing(ptr: *const u8, len: usize) -> bool {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;
@@ -346,14 +346,14 @@ pub fn populate_for_writing(ptr: *const u8, len: usize) -> bool {
 /// TLB. Only a hint, and not given where [`free_memory_reported`]: there
 /// each huge page costs the host's faults, which outweigh the TLB misses
 /// saved (`docs/performance.md`, "Huge pages").
-pub fn advise_huge_pages<T>(v: &Vec<T>) {
+pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
     advise_huge_pages_raw(v.as_ptr().cast(), v.capacity() * std::mem::size_of::<T>());
 }
 
 /// [`advise_huge_pages`] for `len` bytes from `ptr`, which must lie inside
 /// one allocation (an address range outside it is never touched, only
 /// advised).
-pub fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
+pub(crate) fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
     if !free_memory_reported() {
         advise_huge_pages_table(ptr, len);
     }
@@ -362,7 +362,7 @@ pub fn advise_huge_pages_raw(ptr: *const u8, len: usize) {
 /// [`advise_huge_pages_raw`] for a table read at random for minutes (a
 /// search's transposition table), on every machine: its TLB misses go on
 /// as long as it is used, its allocation is paid once.
-pub fn advise_huge_pages_table(ptr: *const u8, len: usize) {
+pub(crate) fn advise_huge_pages_table(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -390,7 +390,7 @@ pub fn advise_huge_pages_table(ptr: *const u8, len: usize) {
 /// blocks for reuse, so a process's resident size stays at its highest
 /// otherwise). For solvers on ranks, whose memory per rank is a target:
 /// between phases, the large buffers of the last one are given back.
-pub fn release_free_memory() {
+pub(crate) fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory of the allocator's
     // arenas to the system; no live allocation moves.
@@ -402,7 +402,7 @@ pub fn release_free_memory() {
 /// The processor time the calling thread has used so far, where the system
 /// tells it (Linux); `None` elsewhere. Unlike wall time, it leaves out the
 /// time the thread waited for a core that other processes held.
-pub fn thread_cpu_time() -> Option<std::time::Duration> {
+pub(crate) fn thread_cpu_time() -> Option<std::time::Duration> {
     #[cfg(target_os = "linux")]
     {
         let mut ts = libc::timespec {

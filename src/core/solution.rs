@@ -49,7 +49,7 @@ pub struct DenseSolution {
 impl DenseSolution {
     /// A table of `2^key_bits` entries, laid out by `layout`
     /// ([`RecordLayout::dense`]), whose game starts at `start`.
-    pub fn new(table: MmapMut, layout: RecordLayout, start: u64) -> DenseSolution {
+    pub(crate) fn new(table: MmapMut, layout: RecordLayout, start: u64) -> DenseSolution {
         DenseSolution {
             table,
             layout,
@@ -94,7 +94,7 @@ impl Solved {
     }
 
     /// How the file's records are arranged.
-    pub fn kind(&self) -> LayoutKind {
+    pub(crate) fn kind(&self) -> LayoutKind {
         match self {
             Solved::Sorted(_) => LayoutKind::Sorted,
             Solved::Dense(_) => LayoutKind::Dense,
@@ -102,7 +102,7 @@ impl Solved {
     }
 
     /// The record layout.
-    pub fn layout(&self) -> RecordLayout {
+    pub(crate) fn layout(&self) -> RecordLayout {
         match self {
             Solved::Sorted(s) => s.layout,
             Solved::Dense(d) => d.layout,
@@ -110,7 +110,7 @@ impl Solved {
     }
 
     /// The canonical start state.
-    pub fn start(&self) -> u64 {
+    pub(crate) fn start(&self) -> u64 {
         match self {
             Solved::Sorted(s) => s.start,
             Solved::Dense(d) => d.start,

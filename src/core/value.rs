@@ -27,7 +27,7 @@ impl Value {
     /// The value, for the player who moves along `edge`, of making that move
     /// when the state it leads to has value `child` (for the child's mover).
     #[inline]
-    pub fn through(edge: &Edge, child: Value) -> Value {
+    pub(crate) fn through(edge: &Edge, child: Value) -> Value {
         let child_net = if edge.again { child.net } else { -child.net };
         Value {
             net: i32::from(edge.reward) + child_net,
@@ -40,7 +40,7 @@ impl Value {
     /// [`Value::through`]. `None` for a value no move is worth (a
     /// remoteness of 0).
     #[inline]
-    pub fn before(edge: &Edge, through: Value) -> Option<Value> {
+    pub(crate) fn before(edge: &Edge, through: Value) -> Option<Value> {
         let rest = through.net - i32::from(edge.reward);
         Some(Value {
             net: if edge.again { rest } else { -rest },
@@ -54,14 +54,14 @@ impl Value {
     /// ahead (`net > 0`) or level (`net == 0`) prefers the shortest way to the
     /// end, and a side that is behind (`net < 0`) prefers the longest.
     #[inline]
-    pub fn preference(self) -> (i32, i64) {
+    pub(crate) fn preference(self) -> (i32, i64) {
         let r = i64::from(self.remoteness);
         (self.net, if self.net < 0 { r } else { -r })
     }
 
     /// True when `self` is strictly better than `other` for the side to move.
     #[inline]
-    pub fn better_than(self, other: Value) -> bool {
+    pub(crate) fn better_than(self, other: Value) -> bool {
         self.preference() > other.preference()
     }
 }

@@ -4,27 +4,27 @@ use super::DbError;
 use crate::core::layout::{LayoutKind, RecordLayout};
 
 /// The eight magic bytes a database starts with.
-pub const MAGIC: [u8; 8] = *b"BSOLVEDB";
+pub(crate) const MAGIC: [u8; 8] = *b"BSOLVEDB";
 /// The format version of sorted and dense files.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 /// The format version of packed files (layout kind 3).
-pub const PACKED_FORMAT_VERSION: u32 = 2;
+pub(crate) const PACKED_FORMAT_VERSION: u32 = 2;
 /// The `layout_kind` of a packed file.
-pub const PACKED_LAYOUT_KIND: u32 = 3;
+pub(crate) const PACKED_LAYOUT_KIND: u32 = 3;
 /// Codec 1: raw DEFLATE (RFC 1951), the only one.
-pub const CODEC_DEFLATE: u32 = 1;
+pub(crate) const CODEC_DEFLATE: u32 = 1;
 /// The fewest entries a block of a packed file may hold.
-pub const MIN_BLOCK_ENTRIES: u32 = 64;
+pub(crate) const MIN_BLOCK_ENTRIES: u32 = 64;
 /// The most entries a block of a packed file may hold.
-pub const MAX_BLOCK_ENTRIES: u32 = 1 << 20;
+pub(crate) const MAX_BLOCK_ENTRIES: u32 = 1 << 20;
 /// The largest block a packed file may have, in bytes.
-pub const MAX_BLOCK_SIZE: u32 = 1 << 26;
+pub(crate) const MAX_BLOCK_SIZE: u32 = 1 << 26;
 /// The smallest block: one byte of payload and the checksum.
-pub const MIN_BLOCK_SIZE: u64 = 9;
+pub(crate) const MIN_BLOCK_SIZE: u64 = 9;
 /// Bytes per entry of a packed file's index.
-pub const INDEX_ENTRY_SIZE: u64 = 16;
+pub(crate) const INDEX_ENTRY_SIZE: u64 = 16;
 /// The byte-order mark, stored little-endian (bytes `0D 0C 0B 0A`).
-pub const BYTE_ORDER_MARK: u32 = 0x0A0B_0C0D;
+pub(crate) const BYTE_ORDER_MARK: u32 = 0x0A0B_0C0D;
 /// The size of the header; records start at this offset, page aligned.
 pub const HEADER_SIZE: usize = 4096;
 /// Flag bit 0: every reachable state of the game is in the file.
@@ -60,11 +60,11 @@ mod off {
     pub(super) const HEADER_CHECKSUM: usize = 4088;
 }
 /// Width of the game-name field.
-pub const GAME_NAME_LEN: usize = off::VARIANT - off::GAME_NAME;
+pub(crate) const GAME_NAME_LEN: usize = off::VARIANT - off::GAME_NAME;
 /// Width of the variant field.
-pub const VARIANT_LEN: usize = off::FIELDS - off::VARIANT;
+pub(crate) const VARIANT_LEN: usize = off::FIELDS - off::VARIANT;
 /// Width of the generator field.
-pub const GENERATOR_LEN: usize = off::RESERVED - off::GENERATOR;
+pub(crate) const GENERATOR_LEN: usize = off::RESERVED - off::GENERATOR;
 
 // The field table must tile the header exactly.
 const _: () = assert!(off::HEADER_CHECKSUM + 8 == HEADER_SIZE);
@@ -162,7 +162,7 @@ impl PackedInfo {
 
     /// The size of the index in bytes (checked on decoding the header to
     /// fit, through the file size).
-    pub fn index_size(&self) -> u64 {
+    pub(crate) fn index_size(&self) -> u64 {
         self.block_count.saturating_mul(INDEX_ENTRY_SIZE)
     }
 }
@@ -484,16 +484,11 @@ impl Header {
 
     /// The header of the sorted or dense file a packed file holds (this
     /// header itself for one that is not packed): what unpacking writes.
-    pub fn unpacked(&self) -> Header {
+    pub(crate) fn unpacked(&self) -> Header {
         Header {
             packed: None,
             ..self.clone()
         }
-    }
-
-    /// True for a packed file (format version 2).
-    pub fn is_packed(&self) -> bool {
-        self.packed.is_some()
     }
 
     /// True when the file holds every reachable state.

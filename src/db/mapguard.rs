@@ -39,13 +39,13 @@ pub enum GuardError {
 }
 
 /// The most mappings registered at once.
-pub const SLOTS: usize = 1024;
+pub(crate) const SLOTS: usize = 1024;
 
 /// A registered mapping: while it lives, a fault in the mapping's range
 /// maps zeros over the page and is noted, rather than ending the process.
 /// Dropping it unregisters the range (before the mapping itself goes).
 #[derive(Debug)]
-pub struct MapGuard {
+pub(crate) struct MapGuard {
     #[cfg(target_os = "linux")]
     slot: usize,
 }
@@ -53,7 +53,7 @@ pub struct MapGuard {
 impl MapGuard {
     /// Registers the mapped range of `len` bytes at `start` (page-aligned,
     /// as a mapping is), installing the handler the first time.
-    pub fn register(start: *const u8, len: usize) -> Result<MapGuard, GuardError> {
+    pub(crate) fn register(start: *const u8, len: usize) -> Result<MapGuard, GuardError> {
         #[cfg(target_os = "linux")]
         {
             imp::install()?;
@@ -71,7 +71,7 @@ impl MapGuard {
     /// found lost, if any read has (the page and everything after it may be
     /// zeros now).
     #[inline]
-    pub fn lost_from(&self) -> Option<usize> {
+    pub(crate) fn lost_from(&self) -> Option<usize> {
         #[cfg(target_os = "linux")]
         {
             imp::lost_from(self.slot)

@@ -33,7 +33,7 @@ pub use reader::Database;
 pub use writer::{file_size, write_database};
 
 /// What a path that is not a regular file is, for messages.
-pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     let t = meta.file_type();
     #[cfg(unix)]
     {

@@ -81,7 +81,7 @@ impl PackedBody {
 
     /// The header of the packed file of the sorted or dense file whose
     /// header is `unpacked`, and the index bytes.
-    pub fn header_and_index(&self, unpacked: &Header) -> (Header, Vec<u8>) {
+    pub(crate) fn header_and_index(&self, unpacked: &Header) -> (Header, Vec<u8>) {
         let mut index = Vec::with_capacity(self.first_keys.len() * INDEX_ENTRY_SIZE as usize);
         let mut at = HEADER_SIZE as u64;
         for (key, block) in self.first_keys.iter().zip(&self.blocks) {

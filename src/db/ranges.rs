@@ -16,11 +16,11 @@ use super::DbError;
 
 /// Bytes of the pieces a sorted or dense file's records are read in: a
 /// binary search fetches one page a step, a dense lookup one page.
-pub const PAGE_BYTES: u64 = 16 << 10;
+pub(crate) const PAGE_BYTES: u64 = 16 << 10;
 
 /// The most bytes of pieces held by default: 256 MiB. Past it the oldest
 /// pieces are dropped (and fetched again when a lookup wants them).
-pub const DEFAULT_PIECE_BYTES: usize = 256 << 20;
+pub(crate) const DEFAULT_PIECE_BYTES: usize = 256 << 20;
 
 /// A file of known length, read from pieces its host supplies.
 #[derive(Debug)]
@@ -142,7 +142,7 @@ impl RangeFile {
 
     /// The bytes `start..end` (within the file), or `None` with the range
     /// noted as wanted.
-    pub fn read(&self, start: u64, end: u64) -> Option<Vec<u8>> {
+    pub(crate) fn read(&self, start: u64, end: u64) -> Option<Vec<u8>> {
         let end = end.min(self.len);
         if start >= end {
             return Some(Vec::new());
@@ -156,7 +156,7 @@ impl RangeFile {
     /// `N` bytes at `offset`, read from the [`PAGE_BYTES`] page around
     /// them (wanted whole when missing); `None` when missing or past the
     /// end of the file. The `N` bytes must not cross a page boundary.
-    pub fn read_paged<const N: usize>(&self, offset: u64) -> Option<[u8; N]> {
+    pub(crate) fn read_paged<const N: usize>(&self, offset: u64) -> Option<[u8; N]> {
         let end = offset.checked_add(N as u64)?;
         if end > self.len {
             return None;

@@ -32,7 +32,7 @@ use crate::core::{GameDescriptor, LayoutKind, RecordLayout, Solved};
 
 /// The record bytes of a solved game as the file stores them,
 /// little-endian.
-pub fn record_bytes(solved: &Solved) -> Cow<'_, [u8]> {
+pub(crate) fn record_bytes(solved: &Solved) -> Cow<'_, [u8]> {
     match solved {
         Solved::Sorted(s) => sorted_bytes(&s.records),
         Solved::Dense(d) => Cow::Borrowed(d.bytes()),
@@ -273,7 +273,7 @@ pub fn write_database(
 /// are `parts`, one after the other, atomically as [`write_database`] does;
 /// the parts must be what the header describes (they are read back and
 /// checked before the file is renamed into place).
-pub fn write_file(path: &Path, header: &Header, parts: &[&[u8]]) -> Result<(), DbError> {
+pub(crate) fn write_file(path: &Path, header: &Header, parts: &[&[u8]]) -> Result<(), DbError> {
     check_target(path)?;
     let header_bytes = header.encode()?;
     let (dir, name) = dir_and_name(path);

@@ -82,7 +82,7 @@ pub enum TableSharing {
 impl TableSharing {
     /// The words the help of `--table-bits` says it in, after "takes N to
     /// M and".
-    pub fn says(self) -> &'static str {
+    pub(crate) fn says(self) -> &'static str {
         match self {
             TableSharing::One => "shares one table among its searchers",
             TableSharing::PerSearcher => "gives each searcher a table of that size",
@@ -124,11 +124,11 @@ pub struct Estimate {
 #[cfg(feature = "engine")]
 impl Estimate {
     /// A mebibyte, the unit peaks are measured in.
-    pub const MB: u64 = 1 << 20;
+    pub(crate) const MB: u64 = 1 << 20;
 
     /// A small board solved completely: well under a second and about
     /// 10 MB, whatever the game.
-    pub const SMALL: Estimate = Estimate {
+    pub(crate) const SMALL: Estimate = Estimate {
         cpu_seconds: 0.05,
         parallelism: 1.0,
         peak_bytes: 10 * Estimate::MB,
@@ -137,7 +137,7 @@ impl Estimate {
     /// Wall time on the reference machine from which a run is worth
     /// calibrating ([`Estimate::worth_sampling`]): a sample of a few tenths
     /// of a second is then at most a few percent of the run.
-    pub const SAMPLED_FROM_SECONDS: f64 = 10.0;
+    pub(crate) const SAMPLED_FROM_SECONDS: f64 = 10.0;
 
     /// The wall time on `threads` threads, in seconds.
     pub fn wall_seconds(&self, threads: usize) -> f64 {
@@ -212,13 +212,13 @@ impl TimeScale {
     /// The factors a sample may give, at least and at most: one timed
     /// outside them says more about the sample (a stall, a clock jump) than
     /// about the machine.
-    pub const RANGE: (f64, f64) = (0.2, 10.0);
+    pub(crate) const RANGE: (f64, f64) = (0.2, 10.0);
 
     /// The scale a sample gives that took `wall` seconds here (its
     /// searches' wall times added up) and `cpu` seconds of processor time
     /// where the system tells it (else the wall time stands for it), against
     /// `reference` seconds on the reference machine.
-    pub fn from_sample(reference: f64, wall: f64, cpu: Option<f64>) -> TimeScale {
+    pub(crate) fn from_sample(reference: f64, wall: f64, cpu: Option<f64>) -> TimeScale {
         let factor = |t: f64| {
             let f = t / reference;
             if f.is_finite() {

@@ -15,7 +15,7 @@ type Swaps = Vec<(u64, u32)>;
 
 /// The symmetry group of an `n x n` board, precomputed.
 #[derive(Clone, Debug)]
-pub struct SquareSymmetry {
+pub(crate) struct SquareSymmetry {
     n: u32,
     planes: u32,
     mirror: Swaps,
@@ -45,7 +45,7 @@ fn apply_swaps(mut x: u64, swaps: &[(u64, u32)]) -> u64 {
 /// masks: `H` mirror (and flip) swaps, `T` transpose swaps, each a
 /// `(mask, shift)` delta swap as in [`SquareSymmetry`].
 #[derive(Clone, Copy, Debug)]
-pub struct SquareSwaps<const H: usize, const T: usize> {
+pub(crate) struct SquareSwaps<const H: usize, const T: usize> {
     /// The swaps that mirror left-right.
     pub mirror: [(u64, u32); H],
     /// The swaps that flip top-bottom.
@@ -125,18 +125,18 @@ impl<const H: usize, const T: usize> SquareSwaps<H, T> {
 }
 
 /// The swaps of a 5x5 board of two planes (British Square's boards).
-pub const TWO_PLANES_5: SquareSwaps<2, 4> = SquareSwaps::new(5, 2);
+pub(crate) const TWO_PLANES_5: SquareSwaps<2, 4> = SquareSwaps::new(5, 2);
 /// The swaps of a 4x4 board of two planes.
-pub const TWO_PLANES_4: SquareSwaps<2, 3> = SquareSwaps::new(4, 2);
+pub(crate) const TWO_PLANES_4: SquareSwaps<2, 3> = SquareSwaps::new(4, 2);
 /// The swaps of a 3x3 board of two planes.
-pub const TWO_PLANES_3: SquareSwaps<1, 2> = SquareSwaps::new(3, 2);
+pub(crate) const TWO_PLANES_3: SquareSwaps<1, 2> = SquareSwaps::new(3, 2);
 
 impl SquareSymmetry {
     /// The symmetries of an `n x n` board with `planes` packed bitboards.
     ///
     /// # Panics
     /// If `planes * n * n > 64` (a programming error, not an input error).
-    pub fn new(n: u32, planes: u32) -> Self {
+    pub(crate) fn new(n: u32, planes: u32) -> Self {
         let cells = n * n;
         assert!(
             n >= 1 && planes * cells <= 64,
@@ -182,14 +182,9 @@ impl SquareSymmetry {
         sym
     }
 
-    /// The side length of the board.
-    pub fn n(&self) -> u32 {
-        self.n
-    }
-
     /// The image of `x` under symmetry `s`.
     #[inline]
-    pub fn apply(&self, mut x: u64, s: usize) -> u64 {
+    pub(crate) fn apply(&self, mut x: u64, s: usize) -> u64 {
         if s & 1 != 0 {
             x = apply_swaps(x, &self.mirror);
         }
@@ -204,7 +199,7 @@ impl SquareSymmetry {
 
     /// All 8 images of `x`, indexed by symmetry.
     #[inline]
-    pub fn images(&self, x: u64) -> [u64; 8] {
+    pub(crate) fn images(&self, x: u64) -> [u64; 8] {
         // The sizes British Square uses get constant swaps.
         match (self.n, self.planes) {
             (5, 2) => TWO_PLANES_5.images(x),
@@ -234,13 +229,13 @@ impl SquareSymmetry {
     /// The 8 images (indexed by symmetry) of the board with only bit `bit`
     /// set; `bit` counts across planes, so it is below `planes * n * n`.
     #[inline]
-    pub fn bit_images(&self, bit: u32) -> &[u64; 8] {
+    pub(crate) fn bit_images(&self, bit: u32) -> &[u64; 8] {
         &self.bit_images[bit as usize]
     }
 
     /// The cell that `cell` goes to under symmetry `s`.
     #[inline]
-    pub fn map_cell(&self, cell: u32, s: usize) -> u32 {
+    pub(crate) fn map_cell(&self, cell: u32, s: usize) -> u32 {
         u32::from(self.cell_map[s][cell as usize])
     }
 }

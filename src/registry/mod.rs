@@ -109,7 +109,7 @@ impl AnyGame {
     }
 
     /// The game, as a trait object of its own.
-    pub fn shared(&self) -> Arc<dyn Game> {
+    pub(crate) fn shared(&self) -> Arc<dyn Game> {
         self.game.clone()
     }
 
@@ -240,14 +240,6 @@ pub fn games_help() -> String {
         out.push('\n');
     }
     out
-}
-
-/// The registry entry of a game.
-pub fn find(name: &str) -> Result<&'static GameInfo, GameError> {
-    GAMES
-        .iter()
-        .find(|g| g.name == name)
-        .ok_or_else(|| unknown_game(name))
 }
 
 /// The variant `--game ALIAS` names: `spec`, unless `--variant` gives

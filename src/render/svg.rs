@@ -24,7 +24,7 @@ pub fn fill(outcome: Outcome) -> &'static str {
 }
 
 /// A stronger shade of [`fill`], for lines and borders.
-pub fn ink(outcome: Outcome) -> &'static str {
+pub(crate) fn ink(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Win => "#009e73",
         Outcome::Tie => "#b59b00",
@@ -33,7 +33,7 @@ pub fn ink(outcome: Outcome) -> &'static str {
 }
 
 /// Text with `&`, `<`, `>` and quotes escaped for XML.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut o = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -52,16 +52,16 @@ pub fn escape(text: &str) -> String {
     o
 }
 
-pub use super::signed;
+pub(crate) use super::signed;
 
 /// Height of the title band above the board.
-pub const TITLE_HEIGHT: i32 = 40;
+pub(crate) const TITLE_HEIGHT: i32 = 40;
 /// Height of the legend band below the board.
-pub const LEGEND_HEIGHT: i32 = 44;
+pub(crate) const LEGEND_HEIGHT: i32 = 44;
 
 /// How a shape is painted: what a picture's shapes of one kind share.
 #[derive(Clone, Copy, Debug)]
-pub struct Paint<'a> {
+pub(crate) struct Paint<'a> {
     /// The fill colour (`none` for none).
     pub fill: &'a str,
     /// The outline's colour (`none` for none).
@@ -72,7 +72,7 @@ pub struct Paint<'a> {
 
 impl<'a> Paint<'a> {
     /// Filled with `fill`, outlined in `stroke`.
-    pub const fn new(fill: &'a str, stroke: &'a str) -> Paint<'a> {
+    pub(crate) const fn new(fill: &'a str, stroke: &'a str) -> Paint<'a> {
         Paint {
             fill,
             stroke,
@@ -81,14 +81,14 @@ impl<'a> Paint<'a> {
     }
 
     /// With extra attributes (each with a leading space).
-    pub const fn with(self, attrs: &'a str) -> Paint<'a> {
+    pub(crate) const fn with(self, attrs: &'a str) -> Paint<'a> {
         Paint { attrs, ..self }
     }
 }
 
 /// How a line is drawn: what a picture's lines of one kind share.
 #[derive(Clone, Copy, Debug)]
-pub struct Pen<'a> {
+pub(crate) struct Pen<'a> {
     /// The line's colour.
     pub stroke: &'a str,
     /// Its width in pixels.
@@ -99,7 +99,7 @@ pub struct Pen<'a> {
 
 impl<'a> Pen<'a> {
     /// Lines of colour `stroke`, `width` pixels wide.
-    pub const fn new(stroke: &'a str, width: i32) -> Pen<'a> {
+    pub(crate) const fn new(stroke: &'a str, width: i32) -> Pen<'a> {
         Pen {
             stroke,
             width,
@@ -108,14 +108,14 @@ impl<'a> Pen<'a> {
     }
 
     /// With extra attributes (each with a leading space).
-    pub const fn with(self, attrs: &'a str) -> Pen<'a> {
+    pub(crate) const fn with(self, attrs: &'a str) -> Pen<'a> {
         Pen { attrs, ..self }
     }
 }
 
 /// How text is set: what a picture's labels of one kind share.
 #[derive(Clone, Copy, Debug)]
-pub struct Font<'a> {
+pub(crate) struct Font<'a> {
     /// The size in pixels.
     pub size: i32,
     /// Where `x` is in the text: `start`, `middle` or `end`.
@@ -128,7 +128,7 @@ pub struct Font<'a> {
 
 impl<'a> Font<'a> {
     /// `size` pixels, colour `fill`, of normal weight, centred on `x`.
-    pub const fn new(size: i32, fill: &'a str) -> Font<'a> {
+    pub(crate) const fn new(size: i32, fill: &'a str) -> Font<'a> {
         Font {
             size,
             anchor: "middle",
@@ -138,25 +138,25 @@ impl<'a> Font<'a> {
     }
 
     /// Anchored at `anchor` (`start`, `middle` or `end`) instead.
-    pub const fn anchor(self, anchor: &'a str) -> Font<'a> {
+    pub(crate) const fn anchor(self, anchor: &'a str) -> Font<'a> {
         Font { anchor, ..self }
     }
 
     /// Of weight `weight` (`normal` or `bold`) instead.
-    pub const fn weight(self, weight: &'a str) -> Font<'a> {
+    pub(crate) const fn weight(self, weight: &'a str) -> Font<'a> {
         Font { weight, ..self }
     }
 }
 
 /// An SVG document being written.
-pub struct Svg {
+pub(crate) struct Svg {
     out: String,
 }
 
 impl Svg {
     /// A picture of `width` x `height` pixels with a white background and
     /// `title` in its top band.
-    pub fn new(width: i32, height: i32, title: &str) -> Svg {
+    pub(crate) fn new(width: i32, height: i32, title: &str) -> Svg {
         let mut out = String::new();
         let _ = write!(
             out,
@@ -178,7 +178,7 @@ impl Svg {
     }
 
     /// A rectangle of `w` x `h` pixels from (`x`, `y`), painted with `paint`.
-    pub fn rect(&mut self, x: i32, y: i32, w: i32, h: i32, paint: Paint<'_>) {
+    pub(crate) fn rect(&mut self, x: i32, y: i32, w: i32, h: i32, paint: Paint<'_>) {
         let Paint {
             fill,
             stroke,
@@ -193,7 +193,7 @@ impl Svg {
 
     /// A move's box: filled with the colour of its outcome and, for a best
     /// move, outlined in bold `inset` pixels inside its edge.
-    pub fn move_box(&mut self, x: i32, y: i32, w: i32, h: i32, m: &MoveMark, inset: i32) {
+    pub(crate) fn move_box(&mut self, x: i32, y: i32, w: i32, h: i32, m: &MoveMark, inset: i32) {
         self.rect(x, y, w, h, Paint::new(fill(m.outcome), "#999999"));
         if m.best {
             self.rect(
@@ -207,7 +207,7 @@ impl Svg {
     }
 
     /// A circle.
-    pub fn circle(&mut self, cx: i32, cy: i32, r: i32, fill: &str, stroke: &str, width: i32) {
+    pub(crate) fn circle(&mut self, cx: i32, cy: i32, r: i32, fill: &str, stroke: &str, width: i32) {
         let _ = writeln!(
             self.out,
             "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\" \
@@ -217,7 +217,7 @@ impl Svg {
 
     /// A straight line with round caps from (`x1`, `y1`) to (`x2`, `y2`),
     /// drawn with `pen`.
-    pub fn line(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, pen: Pen<'_>) {
+    pub(crate) fn line(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, pen: Pen<'_>) {
         let Pen {
             stroke,
             width,
@@ -231,7 +231,7 @@ impl Svg {
     }
 
     /// `text` at (`x`, `y`), centred vertically on `y`, set in `font`.
-    pub fn text(&mut self, x: i32, y: i32, font: Font<'_>, text: &str) {
+    pub(crate) fn text(&mut self, x: i32, y: i32, font: Font<'_>, text: &str) {
         let Font {
             size,
             anchor,
@@ -247,7 +247,7 @@ impl Svg {
     }
 
     /// Opens a group for one move's shapes, with its class and data.
-    pub fn begin_move(&mut self, m: &MoveMark, name: &str) {
+    pub(crate) fn begin_move(&mut self, m: &MoveMark, name: &str) {
         let _ = writeln!(
             self.out,
             "<g class=\"move {}{}\" data-move=\"{}\" data-value=\"{}\">",
@@ -259,14 +259,14 @@ impl Svg {
     }
 
     /// Closes [`Svg::begin_move`]'s group.
-    pub fn end_move(&mut self) {
+    pub(crate) fn end_move(&mut self) {
         self.out.push_str("</g>\n");
     }
 
     /// The legend in the band starting at `y`: a swatch per outcome (the
     /// even one named `even`, left out for a game that has none) and the
     /// mark of the best moves, centred on `width`.
-    pub fn legend(&mut self, width: i32, y: i32, even: Option<&str>) {
+    pub(crate) fn legend(&mut self, width: i32, y: i32, even: Option<&str>) {
         let items = [
             (Outcome::Win, Some("win")),
             (Outcome::Tie, even),
@@ -299,7 +299,7 @@ impl Svg {
     }
 
     /// The finished document.
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.out.push_str("</svg>\n");
         self.out
     }

@@ -14,10 +14,10 @@
 use crate::core::{Edge, Game, Move};
 
 /// "No bucket": a class of moves that cannot be played from a bucket.
-pub const NO_BUCKET: u32 = u32::MAX;
+pub(crate) const NO_BUCKET: u32 = u32::MAX;
 
 /// The most classes a scheme may have ([`Bucketed::class_counts`]).
-pub const MAX_CLASSES: usize = 16;
+pub(crate) const MAX_CLASSES: usize = 16;
 
 /// How a game's states split into buckets, and where each class of moves
 /// leads from each bucket. Buckets are numbered `0..count`; every bucket lies
@@ -45,7 +45,7 @@ impl BucketScheme {
     /// If there are more than [`MAX_CLASSES`] groups, or the number of
     /// buckets does not fit a `u32` (a game's constant
     /// setup, never user input).
-    pub fn piece_counts(sizes: &[u32]) -> BucketScheme {
+    pub(crate) fn piece_counts(sizes: &[u32]) -> BucketScheme {
         let classes = sizes.len();
         assert!(classes <= MAX_CLASSES, "at most {MAX_CLASSES} classes");
         let mut weights = vec![1u32; classes];
@@ -79,39 +79,33 @@ impl BucketScheme {
     }
 
     /// The number of buckets.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.layer.len()
     }
 
     /// The number of move classes that lead to the next layer.
-    pub fn classes(&self) -> usize {
+    pub(crate) fn classes(&self) -> usize {
         self.classes
     }
 
     /// The bucket that moves of class `class` lead to from bucket `bucket`,
     /// or [`NO_BUCKET`].
     #[inline]
-    pub fn next(&self, bucket: u32, class: usize) -> u32 {
+    pub(crate) fn next(&self, bucket: u32, class: usize) -> u32 {
         self.next[bucket as usize * self.classes + class]
     }
 
     /// The layer of the states of `bucket`.
     #[inline]
-    pub fn layer(&self, bucket: u32) -> usize {
+    pub(crate) fn layer(&self, bucket: u32) -> usize {
         self.layer[bucket as usize] as usize
-    }
-
-    /// What one piece in group `group` adds to the bucket number of a
-    /// [`BucketScheme::piece_counts`] scheme.
-    #[inline]
-    pub fn weight(&self, group: usize) -> u32 {
-        self.weights[group]
     }
 
     /// The bucket of the piece counts `counts` (one per group) of a
     /// [`BucketScheme::piece_counts`] scheme.
     #[inline]
-    pub fn bucket_of(&self, counts: impl IntoIterator<Item = u32>) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn bucket_of(&self, counts: impl IntoIterator<Item = u32>) -> u32 {
         self.weights.iter().zip(counts).map(|(w, c)| w * c).sum()
     }
 }
@@ -254,7 +248,7 @@ impl<'a> ClassSink<'a> {
     /// class would overflow its run, or `counts` names a class out of
     /// range.
     #[inline]
-    pub fn reserve(&mut self, counts: u64) -> bool {
+    pub(crate) fn reserve(&mut self, counts: u64) -> bool {
         if self.broken.is_some() {
             return false;
         }
@@ -283,7 +277,7 @@ impl<'a> ClassSink<'a> {
     /// Writes the current state's next child of class `class` into its
     /// reserved room (or breaks the sink if there is none).
     #[inline(always)]
-    pub fn push(&mut self, class: usize, child: u64) {
+    pub(crate) fn push(&mut self, class: usize, child: u64) {
         match (self.next.get(class), self.limit.get(class)) {
             (Some(&at), Some(&limit)) if at < limit => {
                 self.out[at] = child;
@@ -302,7 +296,7 @@ impl<'a> ClassSink<'a> {
     /// dependency from one child to the next). A state uses either
     /// [`ClassSink::push`] or this, and writes every reserved place once.
     #[inline(always)]
-    pub fn put(&mut self, class: usize, rank: usize, child: u64) {
+    pub(crate) fn put(&mut self, class: usize, rank: usize, child: u64) {
         match (self.next.get(class), self.limit.get(class)) {
             (Some(&at), Some(&limit)) if rank < limit - at => {
                 self.out[at + rank] = child;

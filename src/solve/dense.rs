@@ -30,7 +30,7 @@ use crate::core::{DenseSolution, Progress};
 use crate::core::{Edge, Game};
 
 /// Key bits per block: 64 KiB of values.
-pub const BLOCK_BITS: u32 = 16;
+pub(crate) const BLOCK_BITS: u32 = 16;
 
 /// One block of the table to fill, with the finished blocks it depends on.
 pub struct Block<'a> {
@@ -60,7 +60,7 @@ pub trait DenseGame: Game {
 /// The plain kernel: every key of the block from the top down, every move by
 /// [`Game::moves`], the best of `reward ± child` (remoteness needs no
 /// tie-break: it is fixed by the key).
-pub fn solve_block_generic<G: Game + ?Sized>(
+pub(crate) fn solve_block_generic<G: Game + ?Sized>(
     game: &G,
     block: &mut Block<'_>,
 ) -> Result<(), SolveError> {
@@ -139,7 +139,7 @@ pub fn solve_dense<G: DenseGame + ?Sized>(
 }
 
 /// [`solve_dense`] with the given block kernel (tests compare kernels).
-pub fn solve_dense_with<G: Game + ?Sized>(
+pub(crate) fn solve_dense_with<G: Game + ?Sized>(
     game: &G,
     progress: &dyn Progress,
     kernel: &(dyn Fn(&mut Block<'_>) -> Result<(), SolveError> + Sync),
@@ -254,7 +254,7 @@ const BLOCKS_PER_ROUND: usize = 64;
 /// wave rank 0 marks it done; a run whose output has waves done takes up
 /// after them, rank 0 reading back the last one's blocks for the ranks that
 /// read them.
-pub fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
+pub(crate) fn solve_dense_on_ranks<G: DenseGame + ?Sized>(
     game: &G,
     ex: &dyn super::ranks::Exchange,
     progress: &dyn Progress,

@@ -34,14 +34,14 @@ use crate::core::{BookSource, Cancel, Edge, NodeCounter, Oracle, OracleError, Va
 
 /// The most memory a default table size takes when the system does not
 /// say what it has available: 1 GiB.
-pub const UNKNOWN_MEMORY_TABLE_CAP: u64 = 1 << 30;
+pub(crate) const UNKNOWN_MEMORY_TABLE_CAP: u64 = 1 << 30;
 
 /// The table size a search takes when none is asked for: what the board
 /// wants ([`BookGame::wanted_table_bits`]), halved until the tables of
 /// `searchers` searchers take at most half the memory available
 /// ([`memory::available`]; [`UNKNOWN_MEMORY_TABLE_CAP`] where that cannot
 /// be told), within the game's range.
-pub fn default_table_bits<G: BookGame + ?Sized>(game: &G, searchers: usize) -> u32 {
+pub(crate) fn default_table_bits<G: BookGame + ?Sized>(game: &G, searchers: usize) -> u32 {
     let cap = memory::available().map_or(UNKNOWN_MEMORY_TABLE_CAP, |a| a / 2);
     let range = game.table_bits_range();
     let mut bits = game
@@ -81,8 +81,10 @@ pub struct LiveSearch<'a, G: BookGame> {
     /// The searchers, idle or taken.
     pool: Pool<G::Searcher>,
     /// The searchers in all, idle or busy.
+    #[cfg_attr(not(test), allow(dead_code))]
     searchers: usize,
     /// The memory of their tables.
+    #[cfg_attr(not(test), allow(dead_code))]
     table_bytes: u64,
     /// The nodes every searcher has visited.
     nodes: NodeCounter,
@@ -155,19 +157,16 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         })
     }
 
-    /// The game.
-    pub fn game(&self) -> &G {
-        &self.game
-    }
-
     /// The number of searchers: the most calls that search at once.
-    pub fn searchers(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn searchers(&self) -> usize {
         self.searchers
     }
 
     /// The memory of the searchers' tables, in bytes (mapped as the
     /// searches fill them).
-    pub fn table_bytes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn table_bytes(&self) -> u64 {
         self.table_bytes
     }
 
@@ -280,18 +279,6 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         Ok(())
     }
 
-    /// Runs `f` with an idle searcher, waiting for one while all are busy.
-    /// A wait ends early, with `None`, when the calling thread's
-    /// [`Cancel`] (see [`Cancel::run`]) is set. `f` must not call this
-    /// live search again: with every searcher taken, it would wait for
-    /// itself.
-    pub fn with_searcher<T>(&self, f: impl FnOnce(Option<&mut G::Searcher>) -> T) -> T {
-        let cancel = Cancel::current();
-        let Some(mut taken) = self.pool.take(cancel.as_ref()) else {
-            return f(None);
-        };
-        f(taken.searcher.as_mut())
-    }
 }
 
 /// The searchers of a live search: the idle ones, and the count of those
@@ -467,7 +454,7 @@ impl<G: BookGame> LiveSearch<'static, G> {
     /// [`LiveSearch::with_searchers`] on a book the live search shares
     /// with its owner, so that both can be kept together (a reader that
     /// holds its database and its searchers from call to call).
-    pub fn shared(
+    pub(crate) fn shared(
         game: G,
         book: Option<Arc<dyn BookSource + Send + Sync>>,
         table_bits: u32,

@@ -48,7 +48,7 @@ pub enum TableError {
 
 impl TableError {
     /// The `log2` of the table entries asked for.
-    pub fn bits(&self) -> u32 {
+    pub(crate) fn bits(&self) -> u32 {
         match *self {
             TableError::OutOfRange { bits, .. }
             | TableError::TooLarge { bits, .. }
@@ -58,7 +58,7 @@ impl TableError {
 }
 
 /// `bytes` for people: `512 MiB`, `32.0 GiB`.
-pub fn human(bytes: u64) -> String {
+pub(crate) fn human(bytes: u64) -> String {
     const KIB: u64 = 1 << 10;
     const MIB: u64 = 1 << 20;
     const GIB: u64 = 1 << 30;
@@ -151,7 +151,7 @@ fn cgroup_room() -> Option<u64> {
 
 /// Checks that tables of `bytes` in all (for `2^bits` entries) fit in the
 /// memory available; passes where that cannot be told.
-pub fn check_fits(bits: u32, bytes: u64) -> Result<(), TableError> {
+pub(crate) fn check_fits(bits: u32, bytes: u64) -> Result<(), TableError> {
     match available() {
         Some(available) if bytes > available => Err(TableError::TooLarge {
             bits,
@@ -168,7 +168,7 @@ const PAGE_WORDS: usize = 512;
 /// Writes one word of every page of `words` back unchanged, so that the
 /// system maps the whole table now rather than page by page during the
 /// first searches (a timed sample of searches then measures the searches).
-pub fn map_pages(words: &mut [u64]) {
+pub(crate) fn map_pages(words: &mut [u64]) {
     for w in words.iter_mut().step_by(PAGE_WORDS) {
         // The write must happen: a read alone maps the shared zero page.
         *w = std::hint::black_box(*w);

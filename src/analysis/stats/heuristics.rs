@@ -40,7 +40,7 @@ pub struct HeuristicReport {
 /// directly. Keeps the first `examples` failing keys of each. (Sorted
 /// databases are tested during [`super::playouts::forward_with`]'s walk,
 /// which looks the children up anyway.)
-pub fn test_dense(
+pub(crate) fn test_dense(
     game: &dyn Game,
     db: &Database,
     heuristics: &[BoundHeuristic<'_>],

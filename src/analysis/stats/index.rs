@@ -86,19 +86,9 @@ impl LayerSet {
         Ok(LayerSet { layers })
     }
 
-    /// The number of states.
-    pub fn len(&self) -> usize {
-        self.layers.iter().map(|l| l.keys.len()).sum()
-    }
-
-    /// True when there are no states.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The layer and index of a canonical key, by binary search (for the
     /// few lookups that do not deserve a table).
-    pub fn find(&self, game: &dyn Game, key: u64) -> Option<(usize, usize)> {
+    pub(crate) fn find(&self, game: &dyn Game, key: u64) -> Option<(usize, usize)> {
         let layer = game.layer(key);
         let l = self.layers.get(layer)?;
         l.keys.binary_search(&key).ok().map(|i| (layer, i))
@@ -108,7 +98,7 @@ impl LayerSet {
 /// An open-addressing hash table from the keys of one layer to their
 /// indices in it.
 #[derive(Debug)]
-pub struct LayerTable {
+pub(crate) struct LayerTable {
     slots: Vec<Slot>,
     shift: u32,
 }
@@ -126,7 +116,7 @@ const EMPTY: u64 = u64::MAX;
 
 impl LayerTable {
     /// A table of `keys` (distinct), which must be fewer than 2^32.
-    pub fn new(keys: &[u64]) -> Result<LayerTable, StatsError> {
+    pub(crate) fn new(keys: &[u64]) -> Result<LayerTable, StatsError> {
         if keys.len() >= u32::MAX as usize || keys.contains(&EMPTY) {
             return Err(StatsError::Game(
                 "a layer is too large or holds the key 2^64 - 1".into(),
@@ -161,7 +151,7 @@ impl LayerTable {
 
     /// The index of `key`, if the layer holds it.
     #[inline]
-    pub fn get(&self, key: u64) -> Option<usize> {
+    pub(crate) fn get(&self, key: u64) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let mut s = home(key, self.shift);
         loop {
@@ -179,7 +169,7 @@ impl LayerTable {
     /// Asks the processor to start loading `key`'s home slot, so that a
     /// later [`LayerTable::get`] does not wait for memory.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub(crate) fn prefetch(&self, key: u64) {
         if let Some(slot) = self.slots.get(home(key, self.shift)) {
             crate::core::platform::prefetch(slot);
         }
@@ -196,7 +186,7 @@ fn home(key: u64, shift: u32) -> usize {
 /// itself (same-layer moves, such as British Square's forced passes) and
 /// `L + 1`. Built as the pass moves on, each layer's table once.
 #[derive(Debug, Default)]
-pub struct Window {
+pub(crate) struct Window {
     layer: usize,
     this: Option<LayerTable>,
     next: Option<LayerTable>,
@@ -205,7 +195,7 @@ pub struct Window {
 impl Window {
     /// Moves the window to layer `layer` (tables of `layer` and `layer + 1`),
     /// reusing what it can. Passes run forward or backward; both work.
-    pub fn at(&mut self, set: &LayerSet, layer: usize) -> Result<(), StatsError> {
+    pub(crate) fn at(&mut self, set: &LayerSet, layer: usize) -> Result<(), StatsError> {
         let table = |l: usize| -> Result<Option<LayerTable>, StatsError> {
             match set.layers.get(l) {
                 Some(l) if !l.keys.is_empty() => LayerTable::new(&l.keys).map(Some),
@@ -227,7 +217,7 @@ impl Window {
     /// The index of canonical `key` of layer `layer` (the window's layer or
     /// the next one).
     #[inline]
-    pub fn get(&self, layer: usize, key: u64) -> Option<usize> {
+    pub(crate) fn get(&self, layer: usize, key: u64) -> Option<usize> {
         let t = if layer == self.layer {
             self.this.as_ref()
         } else if layer == self.layer + 1 {
@@ -240,7 +230,7 @@ impl Window {
 
     /// [`LayerTable::prefetch`] for the table of `layer`.
     #[inline]
-    pub fn prefetch(&self, layer: usize, key: u64) {
+    pub(crate) fn prefetch(&self, layer: usize, key: u64) {
         let t = if layer == self.layer + 1 {
             self.next.as_ref()
         } else {

@@ -68,7 +68,7 @@ pub enum StatsError {
 /// passes that visit every state's moves (playout outcomes, heuristics):
 /// 2^26 keys take seconds; 2^31 (Dots and Boxes 3x4) would take minutes and
 /// gigabytes.
-pub const DENSE_WALK_LIMIT_BITS: u32 = 26;
+pub(crate) const DENSE_WALK_LIMIT_BITS: u32 = 26;
 
 /// Why the whole-game passes skip an opening book.
 const PARTIAL_NOTE: &str = "not computed: the database is an opening book (the positions of \

@@ -213,7 +213,7 @@ pub fn forward(game: &dyn Game, set: &LayerSet) -> Result<Outcomes, StatsError> 
 /// out, whose outcomes are then not counted (`None`; see [`backward`]).
 /// Keeps the `examples` first failing states of each heuristic, by layer
 /// and key.
-pub fn forward_with(
+pub(crate) fn forward_with(
     game: &dyn Game,
     set: &LayerSet,
     heuristics: &[BoundHeuristic<'_>],

@@ -170,14 +170,8 @@ impl Block {
     }
 
     /// The number of entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len as usize
-    }
-
-    /// True when the block holds no entry (never, for a block decoded from
-    /// a file).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The first key of group `g`.
@@ -194,7 +188,8 @@ impl Block {
 
     /// Entry `i`.
     #[inline]
-    pub fn entry(&self, i: usize) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn entry(&self, i: usize) -> u64 {
         let shift = u32::from(self.shift);
         match &self.entries {
             Entries::Split { offsets, low } => {
@@ -206,7 +201,8 @@ impl Block {
     }
 
     /// The entries, in order.
-    pub fn entries(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
         (0..self.len()).map(|i| self.entry(i))
     }
 
@@ -319,7 +315,7 @@ impl Block {
 
     /// The entry of key `key`, if the block holds it.
     #[inline]
-    pub fn find(&self, key: u64) -> Option<u64> {
+    pub(crate) fn find(&self, key: u64) -> Option<u64> {
         let mut step = self.search_top(key)?;
         for _ in 0..self.levels {
             step = self.search_down(step, key)?;

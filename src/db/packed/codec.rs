@@ -52,7 +52,7 @@ fn get_leb128(bytes: &[u8], at: &mut usize) -> Result<u64, String> {
 
 impl Codec {
     /// The codec of a file's records.
-    pub fn new(kind: LayoutKind, layout: RecordLayout) -> Codec {
+    pub(crate) fn new(kind: LayoutKind, layout: RecordLayout) -> Codec {
         Codec { kind, layout }
     }
 
@@ -65,7 +65,7 @@ impl Codec {
     }
 
     /// The most bytes the content of a block of `n` entries takes.
-    pub fn max_content(&self, n: usize) -> usize {
+    pub(crate) fn max_content(&self, n: usize) -> usize {
         match self.kind {
             LayoutKind::Dense => n,
             LayoutKind::Sorted => {
@@ -77,7 +77,7 @@ impl Codec {
 
     /// The content of a sorted block: key steps, net planes, remoteness
     /// planes. `records` is not empty and strictly ascending.
-    pub fn sorted_content(&self, records: &[u64], out: &mut Vec<u8>) {
+    pub(crate) fn sorted_content(&self, records: &[u64], out: &mut Vec<u8>) {
         let l = &self.layout;
         out.clear();
         for w in records.windows(2) {
@@ -201,7 +201,7 @@ impl Codec {
 
     /// The value of a decoded entry.
     #[inline]
-    pub fn value(&self, record: u64) -> Value {
+    pub(crate) fn value(&self, record: u64) -> Value {
         match self.kind {
             LayoutKind::Sorted => self.layout.value(record),
             LayoutKind::Dense => self.layout.dense_value(record >> 8, record as u8),
@@ -210,7 +210,7 @@ impl Codec {
 
     /// The bits below the key in a decoded entry.
     #[inline]
-    pub fn key_shift(&self) -> u32 {
+    pub(crate) fn key_shift(&self) -> u32 {
         match self.kind {
             LayoutKind::Sorted => self.layout.key_shift,
             LayoutKind::Dense => 8,
@@ -219,7 +219,7 @@ impl Codec {
 
     /// The key of a decoded entry.
     #[inline]
-    pub fn key_of(&self, record: u64) -> u64 {
+    pub(crate) fn key_of(&self, record: u64) -> u64 {
         match self.kind {
             LayoutKind::Sorted => self.layout.key(record),
             LayoutKind::Dense => record >> 8,

@@ -101,7 +101,7 @@ fn block_damage(b: usize, start: u64, end: u64, reason: String) -> Corrupted {
 impl PackedStore {
     /// Reads and checks the index of a packed file whose whole bytes are
     /// `file` (the header validated, the size checked).
-    pub fn open(header: &Header, file: &[u8]) -> Result<PackedStore, DbError> {
+    pub(crate) fn open(header: &Header, file: &[u8]) -> Result<PackedStore, DbError> {
         let Some(info) = header.packed else {
             return Err(bad_index("the file is not packed".into()));
         };
@@ -116,7 +116,7 @@ impl PackedStore {
 
     /// Checks the index `index` of a packed file (its bytes from the
     /// header's `index_offset` to the end) and sets up the store.
-    pub fn from_index(header: &Header, index: &[u8]) -> Result<PackedStore, DbError> {
+    pub(crate) fn from_index(header: &Header, index: &[u8]) -> Result<PackedStore, DbError> {
         let Some(info) = header.packed else {
             return Err(bad_index("the file is not packed".into()));
         };
@@ -134,23 +134,19 @@ impl PackedStore {
 
     /// Gives the store the game's canonical keys, which a dense file needs
     /// (a second call changes nothing).
-    pub fn set_canonical(&self, canonical: Symmetries) {
+    pub(crate) fn set_canonical(&self, canonical: Symmetries) {
         let _ = self.canonical.set(canonical);
     }
 
     /// Bounds the memory of decoded blocks (and empties the cache).
-    pub fn set_cache_limit(&mut self, bytes: usize) {
+    pub(crate) fn set_cache_limit(&mut self, bytes: usize) {
         self.cache = BlockCache::new(self.index.blocks(), bytes);
         self.cache_limit = bytes;
     }
 
-    /// The bound of the memory of decoded blocks.
-    pub fn cache_limit(&self) -> usize {
-        self.cache_limit
-    }
-
     /// The header fields of the packing.
-    pub fn info(&self) -> &PackedInfo {
+    #[cfg(test)]
+    pub(crate) fn info(&self) -> &PackedInfo {
         &self.info
     }
 
@@ -160,12 +156,12 @@ impl PackedStore {
     }
 
     /// Where block `b` lies in the file.
-    pub fn block_range(&self, b: usize) -> (u64, u64) {
+    pub(crate) fn block_range(&self, b: usize) -> (u64, u64) {
         self.index.range(b)
     }
 
     /// The number of entries of block `b`.
-    pub fn entries_of(&self, b: usize) -> usize {
+    pub(crate) fn entries_of(&self, b: usize) -> usize {
         let per = u64::from(self.info.block_entries);
         let before = b as u64 * per;
         (self.info.entry_count - before).min(per) as usize
@@ -203,7 +199,7 @@ impl PackedStore {
 
     /// Checks and decodes block `b` from the file's bytes `file`: its
     /// entries, ascending.
-    pub fn decode_entries<'f>(
+    pub(crate) fn decode_entries<'f>(
         &self,
         file: impl Into<FileBytes<'f>>,
         b: usize,
@@ -244,7 +240,7 @@ impl PackedStore {
     }
 
     /// Checks the checksum of every block (without decoding any).
-    pub fn check_block_sums(&self, file: &[u8]) -> Result<(), Corrupted> {
+    pub(crate) fn check_block_sums(&self, file: &[u8]) -> Result<(), Corrupted> {
         for b in 0..self.index.blocks() {
             self.block_payload(file.into(), b)?;
         }
@@ -274,29 +270,6 @@ impl PackedStore {
         Ok(bytes)
     }
 
-    /// Block `b`, from the cache or checked and decoded from `file` (and
-    /// then kept in the cache).
-    pub fn block(&self, file: FileBytes<'_>, b: usize) -> Result<Arc<Block>, Corrupted> {
-        if let Some(block) = self.cache.read().get(b) {
-            return Ok(Arc::clone(block));
-        }
-        let decoded = Arc::new(self.decode_block(file, b)?);
-        self.cache.put(b, Arc::clone(&decoded));
-        Ok(decoded)
-    }
-
-    /// Runs `f` on block `b`, from the cache or checked and decoded from
-    /// `file` (and then kept in the cache).
-    #[inline]
-    pub fn with_block<'f, T>(
-        &self,
-        file: FileBytes<'f>,
-        b: usize,
-        f: impl FnOnce(&Block) -> T,
-    ) -> Result<T, Corrupted> {
-        Ok(f(&*self.block(file, b)?))
-    }
-
     /// Looks up many keys: `out[i]` becomes the value of `keys[i]`.
     ///
     /// The keys go 32 at a time. Those whose blocks the cache holds
@@ -311,7 +284,7 @@ impl PackedStore {
     /// Read by ranges, a key whose block is missing does not stop the
     /// others: every missing block is wanted before the first error
     /// returns.
-    pub fn get_many(
+    pub(crate) fn get_many(
         &self,
         file: FileBytes<'_>,
         keys: &[u64],
@@ -404,13 +377,13 @@ impl PackedStore {
     }
 
     /// The codec of the entries.
-    pub fn codec(&self) -> &Codec {
+    pub(crate) fn codec(&self) -> &Codec {
         &self.codec
     }
 
     /// Every record of the sorted file packed, in order (each block
     /// checked), or the first damaged block.
-    pub fn unpack_sorted(
+    pub(crate) fn unpack_sorted(
         &self,
         file: &[u8],
         stop: &dyn Fn() -> bool,
@@ -427,7 +400,7 @@ impl PackedStore {
 
     /// Every entry of the dense table packed, one byte per key (each block
     /// checked), or the first damaged block.
-    pub fn unpack_dense(&self, file: &[u8], stop: &dyn Fn() -> bool) -> Result<Vec<u8>, Unpacking> {
+    pub(crate) fn unpack_dense(&self, file: &[u8], stop: &dyn Fn() -> bool) -> Result<Vec<u8>, Unpacking> {
         let canonical = self
             .canonical
             .get()

@@ -330,7 +330,7 @@ impl Database {
     /// rather than shared with [`Database::get`]'s body: through that body,
     /// `query verify` of a 3x3 Dots and Boxes table took 1.9 s against 1.0 s.
     #[inline]
-    pub fn get_in_scan(&self, key: u64) -> Result<Option<Value>, Corrupted> {
+    pub(crate) fn get_in_scan(&self, key: u64) -> Result<Option<Value>, Corrupted> {
         if self.header.kind == LayoutKind::Dense
             && self.packed.is_none()
             && self.ranges().is_none()

@@ -176,7 +176,7 @@ impl Database {
     /// Gives a packed dense file its game's canonical keys, which it needs
     /// to find its entries (the registry does this on opening); nothing
     /// for other files.
-    pub fn set_canonical(&self, canonical: Symmetries) {
+    pub(crate) fn set_canonical(&self, canonical: Symmetries) {
         if let Some(p) = &self.packed {
             p.set_canonical(canonical);
         }

@@ -32,7 +32,7 @@ impl Database {
     ///
     /// Only a regular file is opened, and without blocking: a named pipe or
     /// a device at `path` is refused before it is read.
-    pub fn open_checked<T, E: From<DbError>>(
+    pub(crate) fn open_checked<T, E: From<DbError>>(
         path: impl AsRef<Path>,
         check: impl FnOnce(&Header) -> Result<T, E>,
     ) -> Result<(Database, T), E> {
@@ -45,7 +45,7 @@ impl Database {
     /// A database from the bytes of a file (read by the caller, or fetched
     /// whole), validated as [`Database::open_checked`] validates a file;
     /// `name` stands for its path in messages.
-    pub fn from_bytes_checked<T, E: From<DbError>>(
+    pub(crate) fn from_bytes_checked<T, E: From<DbError>>(
         name: impl Into<PathBuf>,
         bytes: &[u8],
         check: impl FnOnce(&Header) -> Result<T, E>,
@@ -79,7 +79,7 @@ impl Database {
     /// path in messages. Until the header (and a packed file's index) are
     /// supplied this fails with [`DbError::NotLoaded`], and `file` wants
     /// them.
-    pub fn from_ranges_checked<T, E: From<DbError>>(
+    pub(crate) fn from_ranges_checked<T, E: From<DbError>>(
         name: impl Into<PathBuf>,
         file: Arc<RangeFile>,
         check: impl FnOnce(&Header) -> Result<T, E>,

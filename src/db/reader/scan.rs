@@ -24,7 +24,7 @@ impl Database {
     /// [`Database::verify_checksum`], stopping with
     /// [`DbError::Interrupted`] soon after `progress` says the work is
     /// [cancelled](crate::core::Progress::cancelled).
-    pub fn verify_checksum_with(
+    pub(crate) fn verify_checksum_with(
         &self,
         progress: &dyn crate::core::Progress,
     ) -> Result<(), DbError> {

@@ -44,7 +44,7 @@ impl Database {
     /// it, or the file is shorter now): for work that reads the whole file
     /// (a checksum, `verify`, the statistics), whose result then stands on
     /// zeros.
-    pub fn check_intact(&self) -> Result<(), Corrupted> {
+    pub(crate) fn check_intact(&self) -> Result<(), Corrupted> {
         match self.lost_after(true) {
             Some(lost) => Err(self.lost(lost)),
             None => Ok(()),

@@ -183,7 +183,7 @@ impl BritishSquare {
     /// move on each cell of `cells`, in increasing cell order; `cells` must
     /// be legal cells of `s`.
     #[inline]
-    pub fn children_in(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
+    pub(crate) fn children_in(&self, s: u64, cells: u64, out: &mut Vec<Edge>) {
         out.reserve(cells.count_ones() as usize);
         self.children_of(s, cells, out);
     }

@@ -42,10 +42,10 @@ pub struct BritishSquare {
 
 impl BritishSquare {
     /// The smallest supported board side.
-    pub const MIN_SIDE: u32 = 3;
+    pub(crate) const MIN_SIDE: u32 = 3;
     /// The largest supported board side (two 25-cell planes and the side bit
     /// leave 13 bits of a record for the value).
-    pub const MAX_SIDE: u32 = 5;
+    pub(crate) const MAX_SIDE: u32 = 5;
 
     /// British Square on an `n x n` board. `center_allowed` lifts the rule that
     /// X may not open in the centre (which only exists on odd boards).
@@ -182,13 +182,8 @@ impl BritishSquare {
         self.cells
     }
 
-    /// True when X may open in the centre.
-    pub fn center_allowed(&self) -> bool {
-        self.center_allowed
-    }
-
     /// Builds a state key from X's and O's bitboards and the side to move.
-    pub fn key(&self, x: u64, o: u64, to_move: Player) -> u64 {
+    pub(crate) fn key(&self, x: u64, o: u64, to_move: Player) -> u64 {
         x | o << self.cells | u64::from(to_move == Player::Second) << (2 * self.cells)
     }
 
@@ -225,7 +220,7 @@ impl BritishSquare {
 
     /// The cells where `player` may place a piece, given the two bitboards.
     #[inline]
-    pub fn legal_cells(&self, x: u64, o: u64, player: Player) -> u64 {
+    pub(crate) fn legal_cells(&self, x: u64, o: u64, player: Player) -> u64 {
         let empty = self.board & !(x | o);
         match player {
             Player::First => {

@@ -4,7 +4,7 @@ use super::BritishSquare;
 use crate::core::{Edge, Game, Heuristic, Move, Player};
 
 /// The heuristics of British Square.
-pub const HEURISTICS: &[Heuristic<BritishSquare>] = &[Heuristic {
+pub(crate) const HEURISTICS: &[Heuristic<BritishSquare>] = &[Heuristic {
     name: "greedy",
     description: "every move that denies the opponent the most cells",
     choose: greedy,
@@ -19,7 +19,7 @@ pub const HEURISTICS: &[Heuristic<BritishSquare>] = &[Heuristic {
 /// board as it stands, whoever is to move; its opening rule (X not in the
 /// centre on an empty board) never applies, since a move is on the board
 /// after the first one.
-pub fn greedy(g: &BritishSquare, state: u64, moves: &[Edge], out: &mut Vec<Move>) {
+pub(crate) fn greedy(g: &BritishSquare, state: u64, moves: &[Edge], out: &mut Vec<Move>) {
     let (x, o) = (g.x(state), g.o(state));
     let me = g.to_move(state);
     let them = me.opponent();

@@ -27,7 +27,7 @@ mod present;
 mod simd;
 
 pub use game::BritishSquare;
-pub use heuristics::{greedy, HEURISTICS};
+pub(crate) use heuristics::HEURISTICS;
 
 use std::sync::Arc;
 
@@ -41,13 +41,13 @@ use {
 };
 
 /// Registry name of British Square.
-pub const NAME: &str = "british-square";
+pub(crate) const NAME: &str = "british-square";
 /// Numeric id of British Square in database headers.
-pub const ID: u32 = 1;
+pub(crate) const ID: u32 = 1;
 
 /// The game's declaration: its names, help texts and constructor, for
 /// the registry's list.
-pub const INFO: GameInfo = GameInfo {
+pub(crate) const INFO: GameInfo = GameInfo {
     name: NAME,
     id: ID,
     about: "British Square: place pieces, never next to an opposing piece",

@@ -235,17 +235,12 @@ pub(crate) fn key<G: Geometry>(g: G, current: u64, mask: u64) -> u64 {
     current + mask + g.bottom()
 }
 
-/// The moves of the side to move that do not lose at once: if the opponent
-/// has a playable winning cell it must be blocked (and two of them cannot
-/// be), and a move directly below an opponent's winning cell hands it over.
-/// The side to move must not have a winning move itself (the caller checks
-/// that first). Zero means every move loses on the opponent's next turn.
-#[inline(always)]
-pub(crate) fn non_losing_moves<G: Geometry>(g: G, current: u64, mask: u64) -> u64 {
-    non_losing_from(g, mask, winning_cells(g, current ^ mask, mask))
-}
-
-/// [`non_losing_moves`], given the opponent's winning cells `threats`.
+/// The moves of the side to move that do not lose at once, given the
+/// opponent's winning cells `threats`: if the opponent has a playable
+/// winning cell it must be blocked (and two of them cannot be), and a move
+/// directly below an opponent's winning cell hands it over. The side to
+/// move must not have a winning move itself (the caller checks that
+/// first). Zero means every move loses on the opponent's next turn.
 #[inline(always)]
 pub(crate) fn non_losing_from<G: Geometry>(g: G, mask: u64, threats: u64) -> u64 {
     let mut possible = playable(g, mask);

@@ -78,12 +78,12 @@ impl Variant {
     }
 
     /// Number of rows.
-    pub fn height(self) -> u32 {
+    pub(crate) fn height(self) -> u32 {
         u32::from(self.height)
     }
 
     /// Number of cells (the length of the longest game).
-    pub fn cells(self) -> u32 {
+    pub(crate) fn cells(self) -> u32 {
         self.width() * self.height()
     }
 
@@ -189,7 +189,7 @@ pub enum ParseError {
 impl ParseError {
     /// What is wrong, without the input the message starts with (for a
     /// caller that quotes the input itself).
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         let whole = self.to_string();
         let input = match self {
             ParseError::BadColumn { input, .. }
@@ -256,7 +256,7 @@ impl Bitboard {
     /// line break (other than around it), a `/`, or one of `.xXoO`, else a
     /// column sequence (see
     /// [`Bitboard::from_moves`] and [`Bitboard::from_picture`]).
-    pub fn parse(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
+    pub(crate) fn parse(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
         Board::parse(variant, text).map(|b| b.bitboard())
     }
 
@@ -276,7 +276,8 @@ impl Bitboard {
     /// first, and it must be reachable with respect to fours: only the
     /// player who moved last may have one, and all of that player's fours
     /// must share a stone that could have been played last.
-    pub fn from_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
+    #[cfg(test)]
+    pub(crate) fn from_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
         parse_picture(variant, text)
     }
 
@@ -291,7 +292,7 @@ impl Bitboard {
     }
 
     /// The side to move.
-    pub fn to_move(&self) -> Player {
+    pub(crate) fn to_move(&self) -> Player {
         if self.moves.is_multiple_of(2) {
             Player::First
         } else {
@@ -300,12 +301,12 @@ impl Bitboard {
     }
 
     /// The stones of the side to move (bitboard).
-    pub fn current(&self) -> u64 {
+    pub(crate) fn current(&self) -> u64 {
         self.current
     }
 
     /// Every stone (bitboard).
-    pub fn mask(&self) -> u64 {
+    pub(crate) fn mask(&self) -> u64 {
         self.mask
     }
 
@@ -316,7 +317,7 @@ impl Bitboard {
     }
 
     /// The key of the left-right mirror image.
-    pub fn mirror_key(&self) -> u64 {
+    pub(crate) fn mirror_key(&self) -> u64 {
         self.geo().mirror(self.key())
     }
 
@@ -366,7 +367,8 @@ impl Bitboard {
     }
 
     /// The left-right mirror image.
-    pub fn mirror(&self) -> Bitboard {
+    #[cfg(test)]
+    pub(crate) fn mirror(&self) -> Bitboard {
         let g = self.geo();
         let (b, k) = (g.bottom(), self.mirror_key());
         // Invert the key: the highest set bit of each column is its marker,
@@ -397,13 +399,13 @@ impl Bitboard {
 
     /// True when `column` exists and is not full (whether or not the game
     /// is over).
-    pub fn can_play(&self, column: u32) -> bool {
+    pub(crate) fn can_play(&self, column: u32) -> bool {
         column < self.variant.width() && self.mask & self.geo().top_cell(column) == 0
     }
 
     /// True when playing `column` completes a four for the side to move.
     /// False for a column that cannot be played.
-    pub fn is_winning_move(&self, column: u32) -> bool {
+    pub(crate) fn is_winning_move(&self, column: u32) -> bool {
         self.can_play(column)
             && self.winning_cells() & bits::playable(self.geo(), self.mask) & self.column(column)
                 != 0
@@ -435,47 +437,28 @@ impl Bitboard {
 
     /// The cells where the side to move can play (bitboard, one per
     /// non-full column).
-    pub fn playable(&self) -> u64 {
+    pub(crate) fn playable(&self) -> u64 {
         bits::playable(self.geo(), self.mask)
     }
 
     /// The empty cells that would complete a four for the side to move,
     /// playable now or later: its threats (bitboard).
-    pub fn winning_cells(&self) -> u64 {
+    pub(crate) fn winning_cells(&self) -> u64 {
         bits::winning_cells(self.geo(), self.current, self.mask)
     }
 
-    /// The empty cells that would complete a four for the opponent.
-    pub fn opponent_winning_cells(&self) -> u64 {
-        bits::winning_cells(self.geo(), self.current ^ self.mask, self.mask)
-    }
-
     /// True when the side to move can win with its next stone.
-    pub fn can_win_next(&self) -> bool {
+    pub(crate) fn can_win_next(&self) -> bool {
         self.winning_cells() & self.playable() != 0
     }
 
-    /// The playable cells (bitboard) that do not let the opponent win on
-    /// its next move: a forced block if there is one, never the cell below
-    /// an opponent's threat. Zero when every move loses at once. Meant for
-    /// positions where the side to move cannot win at once
-    /// ([`Bitboard::can_win_next`] is false).
-    pub fn non_losing_moves(&self) -> u64 {
-        bits::non_losing_moves(self.geo(), self.current, self.mask)
-    }
-
-    /// The column of a single cell bit of this board.
-    pub fn column_of(&self, cell: u64) -> u32 {
-        cell.trailing_zeros() / self.geo().stride()
-    }
-
     /// Every cell of `column` (bitboard).
-    pub fn column(&self, column: u32) -> u64 {
+    pub(crate) fn column(&self, column: u32) -> u64 {
         self.geo().column(column)
     }
 
     /// The stone at `column`, `row` (0-based, row 0 at the bottom), if any.
-    pub fn stone(&self, column: u32, row: u32) -> Option<Player> {
+    pub(crate) fn stone(&self, column: u32, row: u32) -> Option<Player> {
         let g = self.geo();
         if column >= g.width() || row >= g.height() {
             return None;
@@ -493,7 +476,7 @@ impl Bitboard {
     /// The picture of the board ([`Bitboard::from_picture`] reads it back):
     /// `height` lines of `width` characters, top row first, `X` for the
     /// first player, `O` for the second, `.` for empty; no final newline.
-    pub fn picture(&self) -> String {
+    pub(crate) fn picture(&self) -> String {
         let g = self.geo();
         let mut out = String::with_capacity(((g.width() + 1) * g.height()) as usize);
         for row in (0..g.height()).rev() {
@@ -533,7 +516,7 @@ pub struct Board {
 
 impl Board {
     /// The empty board, with an empty history.
-    pub fn new(variant: Variant) -> Board {
+    pub(crate) fn new(variant: Variant) -> Board {
         Board {
             position: Bitboard::new(variant),
             columns: Some(Vec::new()),
@@ -542,7 +525,7 @@ impl Board {
 
     /// Reads either text form (see [`Bitboard::parse`]); a column sequence
     /// keeps its history.
-    pub fn parse(variant: Variant, text: &str) -> Result<Board, ParseError> {
+    pub(crate) fn parse(variant: Variant, text: &str) -> Result<Board, ParseError> {
         // A picture has rows ('/' or line breaks) or empty cells ('.'), or
         // is all stones; text with a digit and neither is a column
         // sequence, whose errors then name the token that is no column.
@@ -560,7 +543,7 @@ impl Board {
     }
 
     /// Plays a column sequence (see [`Bitboard::from_moves`]).
-    pub fn from_moves(variant: Variant, text: &str) -> Result<Board, ParseError> {
+    pub(crate) fn from_moves(variant: Variant, text: &str) -> Result<Board, ParseError> {
         let mut board = Board::new(variant);
         let t = text.trim();
         let separated = t.contains(|c: char| c.is_whitespace() || c == ',');
@@ -611,17 +594,12 @@ impl Board {
     }
 
     /// The position.
-    pub fn bitboard(&self) -> Bitboard {
+    pub(crate) fn bitboard(&self) -> Bitboard {
         self.position
     }
 
-    /// The columns played from the empty board (0-based), when known.
-    pub fn columns(&self) -> Option<&[u8]> {
-        self.columns.as_deref()
-    }
-
     /// Plays `column` (0-based), recording it in the history.
-    pub fn play(&mut self, column: u32) -> Result<(), MoveError> {
+    pub(crate) fn play(&mut self, column: u32) -> Result<(), MoveError> {
         self.position = self.position.play(column)?;
         if let Some(cols) = &mut self.columns {
             // Widths are at most 12 (five bits per column at least, 64 in
@@ -633,7 +611,7 @@ impl Board {
 
     /// The column sequence in text form (1-based; digits run together up
     /// to nine columns, separated by spaces beyond), when known.
-    pub fn sequence(&self) -> Option<String> {
+    pub(crate) fn sequence(&self) -> Option<String> {
         let cols = self.columns.as_ref()?;
         let wide = self.position.variant.width() > 9;
         let parts: Vec<String> = cols.iter().map(|c| (c + 1).to_string()).collect();

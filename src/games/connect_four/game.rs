@@ -74,7 +74,7 @@ impl ConnectFour {
     }
 
     /// The position of a state key, if the key is well formed.
-    pub fn bitboard(&self, state: u64) -> Option<Bitboard> {
+    pub(crate) fn bitboard(&self, state: u64) -> Option<Bitboard> {
         Bitboard::from_key(self.variant, state)
     }
 

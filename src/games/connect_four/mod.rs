@@ -60,14 +60,14 @@ use super::registered::{
 use crate::solve::book::DynBookGame;
 
 /// Registry name of Connect Four.
-pub const NAME: &str = "connect-four";
+pub(crate) const NAME: &str = "connect-four";
 /// Numeric id of Connect Four in database headers.
-pub const ID: u32 = 3;
+pub(crate) const ID: u32 = 3;
 
 /// The largest board solved completely, in cells (4x4: about a hundred
 /// thousand states; 5x4 already has some ten million). Larger boards get
 /// an opening book.
-pub const MAX_FULL_CELLS: u32 = 16;
+pub(crate) const MAX_FULL_CELLS: u32 = 16;
 
 /// The 7x6 opening book that comes with the tools (feature
 /// `shipped-books`): every position of at most 8 moves up to symmetry with
@@ -115,7 +115,7 @@ const CALIBRATION: Calibration = Calibration {
 
 /// The game's declaration: its names, help texts and constructor, for
 /// the registry's list.
-pub const INFO: GameInfo = GameInfo {
+pub(crate) const INFO: GameInfo = GameInfo {
     name: NAME,
     id: ID,
     about: "Connect Four: drop stones, four in a row wins",

@@ -40,12 +40,12 @@ impl Field {
     }
 
     /// True when the dandelions are to move (as many winds as flowers).
-    pub fn dandelions_to_move(&self) -> bool {
+    pub(crate) fn dandelions_to_move(&self) -> bool {
         self.flowers.count_ones() == self.dirs.count_ones()
     }
 
     /// Covered cells: a flower or a seed.
-    pub fn covered(&self) -> u32 {
+    pub(crate) fn covered(&self) -> u32 {
         self.seeds | self.flowers
     }
 }
@@ -191,7 +191,7 @@ impl Geometry {
     }
 
     /// The side.
-    pub fn side(&self) -> u32 {
+    pub(crate) fn side(&self) -> u32 {
         self.n
     }
 
@@ -335,7 +335,7 @@ impl Geometry {
     /// The outcome of a finished game, from the dandelions' side: `8 -
     /// flowers` when every cell is covered, minus the uncovered cells
     /// otherwise.
-    pub fn final_score(&self, f: &Field) -> i32 {
+    pub(crate) fn final_score(&self, f: &Field) -> i32 {
         if f.covered() == self.full {
             8 - f.flowers.count_ones() as i32
         } else {

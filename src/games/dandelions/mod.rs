@@ -48,13 +48,13 @@ use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, Tabl
 use crate::solve::book::DynBookGame;
 
 /// Registry name of Dandelions.
-pub const NAME: &str = "dandelions";
+pub(crate) const NAME: &str = "dandelions";
 /// Numeric id of Dandelions in database headers.
-pub const ID: u32 = 4;
+pub(crate) const ID: u32 = 4;
 
 /// The largest field solved completely (its side): 4x4. The 5x5 field
 /// gets an opening book.
-pub const MAX_FULL_SIDE: u32 = 4;
+pub(crate) const MAX_FULL_SIDE: u32 = 4;
 
 /// 5x5 books by depth: CPU seconds, and the states of the book (its memory
 /// grows with them).
@@ -94,7 +94,7 @@ const CALIBRATION: Calibration = Calibration {
 
 /// The game's declaration: its names, help texts and constructor, for
 /// the registry's list.
-pub const INFO: GameInfo = GameInfo {
+pub(crate) const INFO: GameInfo = GameInfo {
     name: NAME,
     id: ID,
     about: "Dandelions: the dandelions plant flowers, the wind blows their seeds",

@@ -58,12 +58,12 @@ pub struct Solver {
 }
 
 /// Nodes between two reports to a solver's node counter.
-pub const NODE_REPORT: u64 = 1 << 16;
+pub(crate) const NODE_REPORT: u64 = 1 << 16;
 
 /// Nodes between two looks at the solver's [`Cancel`] (a node four turns
 /// from the end searches the last turns in one loop, so nodes are not
 /// cheap here).
-pub const STOP_CHECK: u64 = 1 << 10;
+pub(crate) const STOP_CHECK: u64 = 1 << 10;
 
 const _: () = assert!(NODE_REPORT.is_multiple_of(STOP_CHECK));
 
@@ -90,7 +90,7 @@ impl Solver {
     }
 
     /// [`Solver::new`], failing when the allocator refuses the table.
-    pub fn try_new(geo: Geometry, bits: u32) -> Result<Solver, TableError> {
+    pub(crate) fn try_new(geo: Geometry, bits: u32) -> Result<Solver, TableError> {
         let bits = bits.clamp(10, 30);
         Ok(Solver {
             geo,
@@ -106,12 +106,12 @@ impl Solver {
 
     /// Maps every page of the table now (it is allocated zeroed, and
     /// mapped as searches write it), leaving its entries as they are.
-    pub fn prefault(&mut self) {
+    pub(crate) fn prefault(&mut self) {
         crate::solve::memory::map_pages(&mut self.table);
     }
 
     /// The bytes of the table of a solver made with `bits`.
-    pub fn table_bytes(bits: u32) -> u64 {
+    pub(crate) fn table_bytes(bits: u32) -> u64 {
         16u64 << bits.clamp(10, 30)
     }
 
@@ -119,25 +119,14 @@ impl Solver {
     /// unwinds within a few thousand nodes and returns a meaningless
     /// answer ([`Solver::stopped`] says so). The table keeps only what was
     /// proved before.
-    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+    pub(crate) fn set_cancel(&mut self, cancel: Option<Cancel>) {
         self.cancel = cancel;
-    }
-
-    /// True when the last search was stopped by the solver's [`Cancel`]:
-    /// its answer means nothing.
-    pub fn stopped(&self) -> bool {
-        self.stopped
     }
 
     /// Lets searches add their nodes to `counter` while they run (see
     /// [`NODE_REPORT`]).
-    pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+    pub(crate) fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.counter = counter;
-    }
-
-    /// The geometry.
-    pub fn geometry(&self) -> &Geometry {
-        &self.geo
     }
 
     /// Nodes searched so far.

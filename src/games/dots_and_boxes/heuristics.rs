@@ -4,7 +4,7 @@ use super::DotsAndBoxes;
 use crate::core::{Edge, Heuristic, Move};
 
 /// The heuristics of Dots and Boxes.
-pub const HEURISTICS: &[Heuristic<DotsAndBoxes>] = &[Heuristic {
+pub(crate) const HEURISTICS: &[Heuristic<DotsAndBoxes>] = &[Heuristic {
     name: "greedy",
     description: "take a box when you can, else avoid drawing a box's third side",
     choose: greedy,
@@ -12,7 +12,7 @@ pub const HEURISTICS: &[Heuristic<DotsAndBoxes>] = &[Heuristic {
 
 /// Dots and Boxes' "greedy": every move that completes a box, if any; else
 /// every move that draws no box's third side, if any; else every move.
-pub fn greedy(g: &DotsAndBoxes, _state: u64, moves: &[Edge], out: &mut Vec<Move>) {
+pub(crate) fn greedy(g: &DotsAndBoxes, _state: u64, moves: &[Edge], out: &mut Vec<Move>) {
     let from = out.len();
     out.extend(moves.iter().filter(|e| e.reward > 0).map(|e| e.mv));
     if out.len() > from {

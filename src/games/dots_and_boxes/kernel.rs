@@ -292,7 +292,8 @@ impl DotsAndBoxes {
 
     /// The portable kernel, for tests that compare it with the others.
     #[doc(hidden)]
-    pub fn solve_block_portable(&self, block: &mut Block<'_>) -> Result<(), SolveError> {
+    #[cfg(test)]
+    pub(crate) fn solve_block_portable(&self, block: &mut Block<'_>) -> Result<(), SolveError> {
         if !self.fits_kernel(block) {
             return solve_block_generic(self, block);
         }

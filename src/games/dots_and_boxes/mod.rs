@@ -35,7 +35,7 @@ mod present;
 pub mod search;
 
 pub use game::{DotsAndBoxes, MAX_EDGES, MAX_SEARCH_EDGES};
-pub use heuristics::{greedy, HEURISTICS};
+pub(crate) use heuristics::HEURISTICS;
 
 use std::sync::Arc;
 
@@ -53,17 +53,17 @@ use {
 };
 
 /// Registry name.
-pub const NAME: &str = "dots-and-boxes";
+pub(crate) const NAME: &str = "dots-and-boxes";
 /// Numeric id in database headers.
-pub const ID: u32 = 2;
+pub(crate) const ID: u32 = 2;
 
 /// The default depth of a book (boards past the tables): every position
 /// of the first move, each a search of nearly the whole game.
-pub const BOOK_DEPTH: u32 = 1;
+pub(crate) const BOOK_DEPTH: u32 = 1;
 
 /// The game's declaration: its names, help texts and constructor, for
 /// the registry's list.
-pub const INFO: GameInfo = GameInfo {
+pub(crate) const INFO: GameInfo = GameInfo {
     name: NAME,
     id: ID,
     about: "Dots and Boxes: draw edges, close boxes, move again",

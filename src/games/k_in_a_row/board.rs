@@ -14,11 +14,11 @@ use crate::core::Player;
 /// The most cells of a board, 7x7: a position of the search's table is
 /// two bitboards packed into the 104 bits its 16-byte entry spares for
 /// them (`search`), room for 52 cells.
-pub const MAX_CELLS: u32 = 49;
+pub(crate) const MAX_CELLS: u32 = 49;
 
 /// A board size and the length of a winning line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Variant {
+pub(crate) struct Variant {
     rows: u32,
     cols: u32,
     k: u32,
@@ -26,7 +26,7 @@ pub struct Variant {
 
 /// Why a variant spec was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum VariantSpecError {
+pub(crate) enum VariantSpecError {
     /// The spec is not `RxC,k=K` (or `tic-tac-toe`).
     #[error("expected RxC,k=K (rows x columns, line length), e.g. 3x3,k=3, or tic-tac-toe")]
     Malformed,
@@ -62,14 +62,14 @@ pub enum VariantSpecError {
 
 impl Variant {
     /// Tic-tac-toe: 3x3, three in a row.
-    pub const STANDARD: Variant = Variant {
+    pub(crate) const STANDARD: Variant = Variant {
         rows: 3,
         cols: 3,
         k: 3,
     };
 
     /// The board of `rows x cols` cells where `k` in a row wins.
-    pub fn new(rows: u32, cols: u32, k: u32) -> Result<Variant, VariantSpecError> {
+    pub(crate) fn new(rows: u32, cols: u32, k: u32) -> Result<Variant, VariantSpecError> {
         if rows == 0 || cols == 0 {
             return Err(VariantSpecError::Empty);
         }
@@ -85,22 +85,22 @@ impl Variant {
     }
 
     /// Rows.
-    pub fn rows(&self) -> u32 {
+    pub(crate) fn rows(&self) -> u32 {
         self.rows
     }
 
     /// Columns.
-    pub fn cols(&self) -> u32 {
+    pub(crate) fn cols(&self) -> u32 {
         self.cols
     }
 
     /// The length of a winning line.
-    pub fn k(&self) -> u32 {
+    pub(crate) fn k(&self) -> u32 {
         self.k
     }
 
     /// Cells of the board.
-    pub fn cells(&self) -> u32 {
+    pub(crate) fn cells(&self) -> u32 {
         self.rows * self.cols
     }
 }
@@ -155,7 +155,7 @@ impl FromStr for Variant {
 /// What follows from a [`Variant`]: the lines, the lines through each
 /// cell, and the symmetries as cell maps.
 #[derive(Clone, Debug)]
-pub struct Geometry {
+pub(crate) struct Geometry {
     variant: Variant,
     cells: u32,
     /// Every set of `k` cells in a row, column or diagonal.
@@ -168,7 +168,7 @@ pub struct Geometry {
 
 impl Geometry {
     /// The geometry of `variant`.
-    pub fn new(variant: Variant) -> Geometry {
+    pub(crate) fn new(variant: Variant) -> Geometry {
         let (rows, cols, k) = (variant.rows as i32, variant.cols as i32, variant.k as i32);
         let cells = variant.cells();
         let mut lines = Vec::new();
@@ -227,17 +227,17 @@ impl Geometry {
     }
 
     /// The variant.
-    pub fn variant(&self) -> Variant {
+    pub(crate) fn variant(&self) -> Variant {
         self.variant
     }
 
     /// Cells of the board.
-    pub fn cells(&self) -> u32 {
+    pub(crate) fn cells(&self) -> u32 {
         self.cells
     }
 
     /// Every cell.
-    pub fn full(&self) -> u64 {
+    pub(crate) fn full(&self) -> u64 {
         if self.cells == 64 {
             u64::MAX
         } else {
@@ -246,27 +246,27 @@ impl Geometry {
     }
 
     /// The winning lines, each a set of cells.
-    pub fn lines(&self) -> &[u64] {
+    pub(crate) fn lines(&self) -> &[u64] {
         &self.lines
     }
 
     /// The indices (in [`Geometry::lines`]) of the lines through `cell`.
-    pub fn lines_through(&self, cell: u32) -> &[u16] {
+    pub(crate) fn lines_through(&self, cell: u32) -> &[u16] {
         &self.through[cell as usize]
     }
 
     /// The number of symmetries: 8 on a square, 4 on a rectangle.
-    pub fn symmetry_count(&self) -> usize {
+    pub(crate) fn symmetry_count(&self) -> usize {
         self.maps.len()
     }
 
     /// The image of `cell` under symmetry `sym`.
-    pub fn map_cell(&self, cell: u32, sym: usize) -> u32 {
+    pub(crate) fn map_cell(&self, cell: u32, sym: usize) -> u32 {
         u32::from(self.maps[sym % self.maps.len()][cell as usize])
     }
 
     /// The image of a set of cells under symmetry `sym`.
-    pub fn map_set(&self, set: u64, sym: usize) -> u64 {
+    pub(crate) fn map_set(&self, set: u64, sym: usize) -> u64 {
         let map = &self.maps[sym % self.maps.len()];
         let mut rest = set;
         let mut out = 0;
@@ -280,13 +280,13 @@ impl Geometry {
 
     /// True when `stones` hold a full line.
     #[inline]
-    pub fn has_line(&self, stones: u64) -> bool {
+    pub(crate) fn has_line(&self, stones: u64) -> bool {
         self.lines.iter().any(|&l| l & !stones == 0)
     }
 
     /// True when `stones` hold a full line through `cell`.
     #[inline]
-    pub fn has_line_through(&self, stones: u64, cell: u32) -> bool {
+    pub(crate) fn has_line_through(&self, stones: u64, cell: u32) -> bool {
         self.through[cell as usize].iter().any(|&i| {
             let l = self.lines[usize::from(i)];
             stones & l == l
@@ -297,7 +297,7 @@ impl Geometry {
 /// A position: the stones of each side. `X` moves first, so `X` has as
 /// many stones as `O` (then `X` is to move) or one more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Stones {
+pub(crate) struct Stones {
     /// `X`'s stones.
     pub x: u64,
     /// `O`'s stones.
@@ -306,7 +306,7 @@ pub struct Stones {
 
 impl Stones {
     /// The side to move.
-    pub fn to_move(&self) -> Player {
+    pub(crate) fn to_move(&self) -> Player {
         if self.x.count_ones() > self.o.count_ones() {
             Player::Second
         } else {
@@ -315,12 +315,12 @@ impl Stones {
     }
 
     /// Stones on the board.
-    pub fn count(&self) -> u32 {
+    pub(crate) fn count(&self) -> u32 {
         (self.x | self.o).count_ones()
     }
 
     /// The stones of `player`.
-    pub fn of(&self, player: Player) -> u64 {
+    pub(crate) fn of(&self, player: Player) -> u64 {
         match player {
             Player::First => self.x,
             Player::Second => self.o,
@@ -328,7 +328,7 @@ impl Stones {
     }
 
     /// True when the stone counts fit alternate play from the empty board.
-    pub fn counts_fit(&self) -> bool {
+    pub(crate) fn counts_fit(&self) -> bool {
         let (x, o) = (self.x.count_ones(), self.o.count_ones());
         self.x & self.o == 0 && (x == o || x == o + 1)
     }

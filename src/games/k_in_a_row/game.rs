@@ -38,7 +38,7 @@ fn bits_for(n: u64) -> u32 {
 
 impl KInARow {
     /// k-in-a-row on `variant`.
-    pub fn new(variant: Variant) -> KInARow {
+    pub(crate) fn new(variant: Variant) -> KInARow {
         let geo = Geometry::new(variant);
         // -1, 0 or +1: a sign bit and one bit.
         let value_bits = 2;
@@ -77,7 +77,7 @@ impl KInARow {
     }
 
     /// How positions are numbered.
-    pub fn keys(&self) -> &Keys {
+    pub(crate) fn keys(&self) -> &Keys {
         &self.keys
     }
 
@@ -90,29 +90,29 @@ impl KInARow {
     }
 
     /// The board size and line length.
-    pub fn variant(&self) -> Variant {
+    pub(crate) fn variant(&self) -> Variant {
         self.geo.variant()
     }
 
     /// Cells, lines and symmetries of the board.
-    pub fn geometry(&self) -> &Geometry {
+    pub(crate) fn geometry(&self) -> &Geometry {
         &self.geo
     }
 
     /// The stones of a state key the engine produced; a malformed key
     /// (which no caller of the engine passes, or a handle of a table that
     /// has started over) reads as the empty board rather than panicking.
-    pub fn stones(&self, state: u64) -> Stones {
+    pub(crate) fn stones(&self, state: u64) -> Stones {
         self.keys.decode(state).unwrap_or(Stones { x: 0, o: 0 })
     }
 
     /// The key of a position.
-    pub fn key(&self, s: Stones) -> u64 {
+    pub(crate) fn key(&self, s: Stones) -> u64 {
         self.keys.encode(s)
     }
 
     /// The player with a full line on the board, if any.
-    pub fn winner(&self, s: Stones) -> Option<Player> {
+    pub(crate) fn winner(&self, s: Stones) -> Option<Player> {
         if self.geo.has_line(s.x) {
             Some(Player::First)
         } else if self.geo.has_line(s.o) {
@@ -123,7 +123,7 @@ impl KInARow {
     }
 
     /// True when the game is over: a line, or a full board.
-    pub fn is_over(&self, s: Stones) -> bool {
+    pub(crate) fn is_over(&self, s: Stones) -> bool {
         (s.x | s.o) == self.geo.full() || self.winner(s).is_some()
     }
 
@@ -131,7 +131,7 @@ impl KInARow {
     /// (see the `search` module): positive `cells + 1 - e` when the side to
     /// move wins and the game ends with `e` stones on the board, the
     /// negative when it loses, 0 for a draw (the board fills).
-    pub fn value_of_score(&self, s: Stones, score: i32) -> Value {
+    pub(crate) fn value_of_score(&self, s: Stones, score: i32) -> Value {
         if self.is_over(s) {
             return Value::TERMINAL;
         }
@@ -149,7 +149,7 @@ impl KInARow {
     }
 
     /// The name of a column: `a` to `z`, then `A` on.
-    pub fn column_name(&self, col: u32) -> char {
+    pub(crate) fn column_name(&self, col: u32) -> char {
         if col < 26 {
             char::from(b'a' + col as u8)
         } else {
@@ -159,7 +159,7 @@ impl KInARow {
 
     /// A cell as a coordinate: its column's letter and its row, counted
     /// from 1 at the top (`b2` is the centre of 3x3).
-    pub fn cell_name(&self, cell: u32) -> String {
+    pub(crate) fn cell_name(&self, cell: u32) -> String {
         let cols = self.variant().cols();
         format!("{}{}", self.column_name(cell % cols), cell / cols + 1)
     }
@@ -232,7 +232,7 @@ impl KInARow {
     }
 
     /// The position after the side to move places a stone on `cell`.
-    pub fn play(&self, s: Stones, cell: u32) -> Stones {
+    pub(crate) fn play(&self, s: Stones, cell: u32) -> Stones {
         let bit = 1u64 << cell;
         match s.to_move() {
             Player::First => Stones {

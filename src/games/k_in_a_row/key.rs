@@ -45,7 +45,7 @@ pub enum Keys {
 impl Keys {
     /// The numbering of a board of `cells` cells whose records spend
     /// `record_bits` bits on the value and the remoteness.
-    pub fn new(cells: u32, record_bits: u32) -> Keys {
+    pub(crate) fn new(cells: u32, record_bits: u32) -> Keys {
         if cells <= MAX_BASE3_CELLS {
             Keys::Base3((0..cells).map(|i| 3u64.pow(i)).collect())
         } else {
@@ -55,7 +55,7 @@ impl Keys {
 
     /// Every key of a record is below this: `3^cells` in base 3, the
     /// number of ranked positions otherwise.
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         match self {
             Keys::Base3(pow3) => pow3.last().map_or(1, |p| p * 3),
             Keys::Ranked(r) => r.end(),
@@ -64,7 +64,7 @@ impl Keys {
 
     /// The key of a position.
     #[inline]
-    pub fn encode(&self, s: Stones) -> u64 {
+    pub(crate) fn encode(&self, s: Stones) -> u64 {
         match self {
             Keys::Base3(pow3) => {
                 let mut key = 0;
@@ -83,7 +83,7 @@ impl Keys {
 
     /// The position of a key, if the key names one: below [`Keys::end`],
     /// or a handle of the current table.
-    pub fn decode(&self, key: u64) -> Option<Stones> {
+    pub(crate) fn decode(&self, key: u64) -> Option<Stones> {
         match self {
             Keys::Base3(pow3) => {
                 if key >= self.end() {
@@ -110,7 +110,7 @@ impl Keys {
     /// of `s`, whose key is `key`, places a stone on `cell`: in base 3 one
     /// digit more, without encoding the stones again.
     #[inline]
-    pub fn child(&self, key: u64, s: Stones, cell: u32, x_moves: bool) -> u64 {
+    pub(crate) fn child(&self, key: u64, s: Stones, cell: u32, x_moves: bool) -> u64 {
         match self {
             Keys::Base3(pow3) => {
                 let digit = if x_moves { 1 } else { 2 };
@@ -145,7 +145,7 @@ pub struct Ranked {
 impl Ranked {
     /// Ranks the positions of `cells` cells with as many stones as keep the
     /// keys below `2^key_bits`; handles past them, `capacity` to a table.
-    pub fn new(cells: u32, key_bits: u32, capacity: usize) -> Ranked {
+    pub(crate) fn new(cells: u32, key_bits: u32, capacity: usize) -> Ranked {
         let n_max = cells as usize;
         let mut binomial = vec![vec![0u64; n_max + 1]; n_max + 1];
         for n in 0..=n_max {
@@ -180,17 +180,18 @@ impl Ranked {
     }
 
     /// The most stones of a ranked position: deeper ones get handles.
-    pub fn max_stones(&self) -> u32 {
+    pub(crate) fn max_stones(&self) -> u32 {
         self.max_stones
     }
 
     /// The number of ranked positions: every ranked key is below it.
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.offsets[self.max_stones as usize + 1]
     }
 
     /// The handle table.
-    pub fn handles(&self) -> &Interner {
+    #[cfg(test)]
+    pub(crate) fn handles(&self) -> &Interner {
         &self.handles
     }
 
@@ -205,7 +206,7 @@ impl Ranked {
     /// position itself among them): the canonical key. Handles are
     /// compared by their positions, so that the same image wins whatever
     /// order the table met them in, and only that image gets one.
-    pub fn smallest(&self, images: impl Iterator<Item = Stones>) -> u64 {
+    pub(crate) fn smallest(&self, images: impl Iterator<Item = Stones>) -> u64 {
         let mut images = images.peekable();
         let Some(first) = images.peek().copied() else {
             return 0;
@@ -219,7 +220,7 @@ impl Ranked {
     }
 
     /// The key of `s`: its rank, or a handle.
-    pub fn encode(&self, s: Stones) -> u64 {
+    pub(crate) fn encode(&self, s: Stones) -> u64 {
         if !self.ranks(s) {
             return self.handles.intern(s);
         }
@@ -243,7 +244,7 @@ impl Ranked {
 
     /// The position of a key: a rank below [`Ranked::end`] or a handle of
     /// the current table.
-    pub fn decode(&self, key: u64) -> Option<Stones> {
+    pub(crate) fn decode(&self, key: u64) -> Option<Stones> {
         if key & HANDLE != 0 {
             return self.handles.get(key);
         }
@@ -330,7 +331,7 @@ impl Table {
 
 impl Interner {
     /// An empty table of `capacity` positions a generation.
-    pub fn new(capacity: usize) -> Interner {
+    pub(crate) fn new(capacity: usize) -> Interner {
         Interner {
             table: RwLock::new(Table::default()),
             capacity: capacity.clamp(1, u32::MAX as usize),
@@ -344,7 +345,7 @@ impl Interner {
     }
 
     /// The handle of `s`, the same each time while its generation lasts.
-    pub fn intern(&self, s: Stones) -> u64 {
+    pub(crate) fn intern(&self, s: Stones) -> u64 {
         if let Some(h) = self.read().find(&s) {
             return h;
         }
@@ -363,7 +364,7 @@ impl Interner {
     }
 
     /// The position of a handle of the current or the previous generation.
-    pub fn get(&self, key: u64) -> Option<Stones> {
+    pub(crate) fn get(&self, key: u64) -> Option<Stones> {
         if key & HANDLE == 0 {
             return None;
         }
@@ -379,13 +380,15 @@ impl Interner {
     }
 
     /// Positions held (both generations).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         let t = self.read();
         t.current.positions.len() + t.previous.positions.len()
     }
 
     /// True when the table holds no position.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }

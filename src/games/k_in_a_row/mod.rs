@@ -37,7 +37,6 @@ pub mod search;
 #[cfg(test)]
 mod tests;
 
-pub use board::{Geometry, Stones, Variant, VariantSpecError, MAX_CELLS};
 pub use game::KInARow;
 pub use key::{Interner, Keys, Ranked, MAX_BASE3_CELLS};
 #[cfg(feature = "search")]
@@ -52,17 +51,17 @@ use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, Tabl
 use crate::solve::book::DynBookGame;
 
 /// Registry name of k-in-a-row.
-pub const NAME: &str = "k-in-a-row";
+pub(crate) const NAME: &str = "k-in-a-row";
 /// Numeric id of k-in-a-row in database headers.
-pub const ID: u32 = 5;
+pub(crate) const ID: u32 = 5;
 
 /// The largest board solved completely, in cells (4x4: some ten million
 /// positions before symmetry). Larger boards get an opening book.
-pub const MAX_FULL_CELLS: u32 = 16;
+pub(crate) const MAX_FULL_CELLS: u32 = 16;
 
 /// The game's declaration: its names, help texts and constructor, for
 /// the registry's list.
-pub const INFO: GameInfo = GameInfo {
+pub(crate) const INFO: GameInfo = GameInfo {
     name: NAME,
     id: ID,
     about: "k-in-a-row (m,n,k-games): place stones, k in a row wins; tic-tac-toe is 3x3,k=3",

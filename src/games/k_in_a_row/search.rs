@@ -43,7 +43,7 @@ const STOP_CHECK: u64 = 1 << 12;
 const _: () = assert!(NODE_REPORT.is_multiple_of(STOP_CHECK));
 
 /// The `log2` of the table entries a solver takes (16 bytes each).
-pub const TABLE_BITS: std::ops::RangeInclusive<u32> = 10..=30;
+pub(crate) const TABLE_BITS: std::ops::RangeInclusive<u32> = 10..=30;
 
 /// An exact solver with its transposition table.
 pub struct Solver {
@@ -98,7 +98,7 @@ struct LineScan {
 impl Solver {
     /// A solver for `game` with a table of `2^bits` entries of 16 bytes
     /// (`bits` in [`TABLE_BITS`]); fails when the allocator refuses it.
-    pub fn new(game: &KInARow, bits: u32) -> Result<Solver, TableError> {
+    pub(crate) fn new(game: &KInARow, bits: u32) -> Result<Solver, TableError> {
         if !TABLE_BITS.contains(&bits) {
             return Err(TableError::OutOfRange {
                 bits,
@@ -121,7 +121,7 @@ impl Solver {
     }
 
     /// The bytes of the table of a solver made with `bits`.
-    pub fn table_bytes(bits: u32) -> u64 {
+    pub(crate) fn table_bytes(bits: u32) -> u64 {
         16u64 << bits
     }
 
@@ -129,28 +129,18 @@ impl Solver {
     /// unwinds within a few thousand nodes and returns a meaningless
     /// answer ([`Solver::stopped`] says so). The table keeps only what was
     /// proved before.
-    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+    pub(crate) fn set_cancel(&mut self, cancel: Option<Cancel>) {
         self.cancel = cancel;
     }
 
-    /// True when the last search was stopped: its answer means nothing.
-    pub fn stopped(&self) -> bool {
-        self.stopped
-    }
-
     /// Lets searches add their nodes to `counter` while they run.
-    pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+    pub(crate) fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.counter = counter;
-    }
-
-    /// Nodes searched so far.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
     }
 
     /// The exact score of `s` (see the module documentation); 0 for a
     /// finished position.
-    pub fn solve(&mut self, s: Stones) -> i32 {
+    pub(crate) fn solve(&mut self, s: Stones) -> i32 {
         self.stopped = false;
         let cells = self.geo.cells() as i32;
         let (mut lo, mut hi) = (-(cells + 1), cells + 1);
@@ -174,7 +164,7 @@ impl Solver {
     }
 
     /// The sign of `s`'s score: 1 a win, 0 a draw, -1 a loss.
-    pub fn solve_outcome(&mut self, s: Stones) -> i32 {
+    pub(crate) fn solve_outcome(&mut self, s: Stones) -> i32 {
         self.stopped = false;
         if self.root(s, 0, 1) > 0 {
             return 1;

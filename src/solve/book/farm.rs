@@ -60,36 +60,36 @@ pub trait Farm: Sync {
 }
 
 /// A request for work, with the records of the last stretch (if any).
-pub const ASK: u64 = 1;
+pub(crate) const ASK: u64 = 1;
 /// The last message of a searching rank.
-pub const DONE: u64 = 2;
+pub(crate) const DONE: u64 = 2;
 /// States a rank gives up for the pool.
-pub const RELEASED: u64 = 3;
+pub(crate) const RELEASED: u64 = 3;
 /// A stretch of the asking rank's own list (and what to give up).
-pub const OWN: u64 = 4;
+pub(crate) const OWN: u64 = 4;
 /// States from the pool.
-pub const POOL: u64 = 5;
+pub(crate) const POOL: u64 = 5;
 
 /// Requests a rank keeps in flight: one being answered while it searches.
-pub const IN_FLIGHT: usize = 2;
+pub(crate) const IN_FLIGHT: usize = 2;
 
 /// A rank whose stretches take less than this gets stretches twice as long.
-pub const QUICK: std::time::Duration = std::time::Duration::from_millis(20);
+pub(crate) const QUICK: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// A rank whose stretches take more than this gets stretches half as long
 /// (down to the first size).
-pub const SLOW: std::time::Duration = std::time::Duration::from_millis(200);
+pub(crate) const SLOW: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The longest stretch dealt.
 const MAX_STRETCH: usize = 1 << 16;
 
 /// A value as one word: the net score's 32 bits, then the remoteness.
-pub fn encode(v: Value) -> u64 {
+pub(crate) fn encode(v: Value) -> u64 {
     u64::from(v.net as u32) << 32 | u64::from(v.remoteness)
 }
 
 /// The value [`encode`] made a word of.
-pub fn decode(word: u64) -> Value {
+pub(crate) fn decode(word: u64) -> Value {
     Value {
         net: (word >> 32) as u32 as i32,
         remoteness: word as u32,

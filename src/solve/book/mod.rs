@@ -41,11 +41,11 @@ mod sample;
 mod spread;
 #[cfg(feature = "engine")]
 pub use build::{build_book, layer_order};
-pub use dynamic::DynBookGame;
+pub(crate) use dynamic::DynBookGame;
 #[cfg(feature = "engine")]
-pub use sample::{time_searches, SearchTimes};
+pub(crate) use sample::{time_searches, SearchTimes};
 #[cfg(feature = "engine")]
-pub use spread::{build_book_on_ranks, RankBook};
+pub(crate) use spread::{build_book_on_ranks, RankBook};
 
 /// The `log2` of the transposition table entries a game's search takes by
 /// default unless its board asks for more ([`BookGame::wanted_table_bits`]):

@@ -26,7 +26,7 @@ pub struct SearchTimes {
 /// `2^table_bits` entries, mapped before the clock starts. The times are
 /// added up over the threads, so that on an idle machine they are about
 /// the same whatever the number of threads.
-pub fn time_searches<G: BookGame>(
+pub(crate) fn time_searches<G: BookGame>(
     game: &G,
     states: &[u64],
     table_bits: u32,

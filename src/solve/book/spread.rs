@@ -63,7 +63,7 @@ struct OnRanks<'a, G: ?Sized> {
 /// (the deepest layer's messages); every rank calls this with the same
 /// game and options. `options.checkpoint` is rank 0's. The records are
 /// those of [`super::build_book`].
-pub fn build_book_on_ranks<G: BookGame>(
+pub(crate) fn build_book_on_ranks<G: BookGame>(
     game: &G,
     options: &BookOptions,
     ex: &dyn Exchange,

@@ -46,12 +46,12 @@ use crate::core::layout::RecordLayout;
 use crate::core::{Game, Progress, Value};
 
 /// Parents a rank expands or scores per exchange round.
-pub const ROUND: usize = 1 << 16;
+pub(crate) const ROUND: usize = 1 << 16;
 
 /// The rank that owns a state: a mix of its key, so that any run of keys
 /// spreads evenly.
 #[inline]
-pub fn owner(key: u64, ranks: usize) -> usize {
+pub(crate) fn owner(key: u64, ranks: usize) -> usize {
     let mut h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     h ^= h >> 29;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -129,7 +129,7 @@ pub struct RankSolution {
 
 /// Solves a game completely on the ranks of `ex`; every rank calls this
 /// with the same game.
-pub fn solve<G: Game + ?Sized>(
+pub(crate) fn solve<G: Game + ?Sized>(
     game: &G,
     ex: &dyn Exchange,
     progress: &dyn Progress,

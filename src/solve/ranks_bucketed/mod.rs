@@ -44,13 +44,13 @@ use crate::core::layout::RecordLayout;
 use crate::core::{Progress, Value};
 
 /// The most states of fetched buckets a rank takes in one backward round.
-pub const FETCH_STATES: usize = 1 << 20;
+pub(crate) const FETCH_STATES: usize = 1 << 20;
 
 /// The most parents a rank expands in one forward round (whole buckets; a
 /// bucket larger than that alone): twice [`super::ranks::ROUND`], since a
 /// child sent is named once per round and British Square's 5x5 ran 8%
 /// faster so, within its memory bound per rank.
-pub const PARENTS: usize = 2 * ROUND;
+pub(crate) const PARENTS: usize = 2 * ROUND;
 
 /// One of this rank's buckets.
 #[derive(Default)]
@@ -118,7 +118,7 @@ struct Solve<'a, G: ?Sized> {
 /// Solves a bucketed game completely on the ranks of `ex`; every rank calls
 /// this with the same game. The records are those of [`super::ranks::solve`]
 /// (and of the one-process solvers).
-pub fn solve<G: Bucketed + ?Sized>(
+pub(crate) fn solve<G: Bucketed + ?Sized>(
     game: &G,
     ex: &dyn Exchange,
     progress: &dyn Progress,

@@ -20,7 +20,7 @@ impl BookScores {
     /// The book of `variant` holding `entries`: (canonical key, exact score
     /// for the side to move) of positions that are not over. Positions the
     /// variant cannot decode are left out.
-    pub fn new(variant: Variant, entries: impl IntoIterator<Item = (u64, i32)>) -> BookScores {
+    pub(crate) fn new(variant: Variant, entries: impl IntoIterator<Item = (u64, i32)>) -> BookScores {
         let mut all: Vec<(u64, i8)> = Vec::new();
         let mut depth = 0;
         for (key, score) in entries {
@@ -47,7 +47,7 @@ impl BookScores {
     }
 
     /// The board the book is for.
-    pub fn variant(&self) -> Variant {
+    pub(crate) fn variant(&self) -> Variant {
         self.variant
     }
 
@@ -62,14 +62,14 @@ impl BookScores {
     }
 
     /// True when the book holds nothing.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
 
     /// The exact score of the position whose canonical key is `key`, if
     /// the book holds it.
     #[inline]
-    pub fn score(&self, key: u64) -> Option<i32> {
+    pub(crate) fn score(&self, key: u64) -> Option<i32> {
         self.keys
             .binary_search(&key)
             .ok()

@@ -46,10 +46,10 @@ pub use book_scores::BookScores;
 pub use solver::{Solver, TableSizeError};
 
 /// Nodes between two reports to a solver's node counter.
-pub const NODE_REPORT: u64 = 1 << 16;
+pub(crate) const NODE_REPORT: u64 = 1 << 16;
 
 /// Nodes between two looks at the solver's
 /// [`Cancel`](crate::core::Cancel): a few milliseconds of search at most.
-pub const STOP_CHECK: u64 = 1 << 12;
+pub(crate) const STOP_CHECK: u64 = 1 << 12;
 
 const _: () = assert!(NODE_REPORT.is_multiple_of(STOP_CHECK));

@@ -69,7 +69,7 @@ impl Solver {
     }
 
     /// The `log2` of the table entries [`Solver::with_table_bits`] takes.
-    pub const TABLE_BITS: std::ops::RangeInclusive<u32> = table::MIN_BITS..=table::MAX_BITS;
+    pub(crate) const TABLE_BITS: std::ops::RangeInclusive<u32> = table::MIN_BITS..=table::MAX_BITS;
 
     /// A solver with a table of `2^bits` entries of 8 bytes (20 to 32):
     /// an error for a size out of that range or one the allocator refuses
@@ -101,7 +101,7 @@ impl Solver {
     /// Another solver on the same transposition table, to search at the same
     /// time as this one (on another thread): what one finds, the other
     /// uses. Clearing either clears the table for both.
-    pub fn sharing(&self) -> Solver {
+    pub(crate) fn sharing(&self) -> Solver {
         Solver {
             table: self.table.share(),
             nodes: 0,
@@ -122,13 +122,8 @@ impl Solver {
     /// one another into different subtrees; the first to finish gives the
     /// score, and the others stop. Positions near the end are searched on
     /// one thread, where starting threads costs more than it saves.
-    pub fn set_threads(&mut self, threads: usize) {
+    pub(crate) fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
-    }
-
-    /// The threads a search may use.
-    pub fn threads(&self) -> usize {
-        self.threads
     }
 
     /// Makes this solver one of a pool of [`Solver::threads`] threads
@@ -138,7 +133,7 @@ impl Solver {
     /// as more searches start, so that the threads go to the pool's
     /// searches first, and start again (within milliseconds) as searches
     /// end.
-    pub fn set_busy(&mut self, busy: Option<Arc<AtomicUsize>>) {
+    pub(crate) fn set_busy(&mut self, busy: Option<Arc<AtomicUsize>>) {
         self.busy = busy;
     }
 
@@ -181,7 +176,7 @@ impl Solver {
     /// Lets searches add their nodes to `counter`: in steps of
     /// [`NODE_REPORT`](super::NODE_REPORT) while they run (a spinner shows
     /// them during a long search), and the rest when each ends.
-    pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+    pub(crate) fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.counter = counter;
     }
 
@@ -195,13 +190,14 @@ impl Solver {
     /// and returns a meaningless score ([`Solver::stopped`] then says so,
     /// and `cancel` stays set). The table keeps only what was proved
     /// before the stop, so later searches stay exact.
-    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+    pub(crate) fn set_cancel(&mut self, cancel: Option<Cancel>) {
         self.cancel = cancel;
     }
 
     /// True when the last search was stopped by the solver's
     /// [`Cancel`] before it ended: its score means nothing.
-    pub fn stopped(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn stopped(&self) -> bool {
         self.stopped
     }
 
@@ -234,7 +230,7 @@ impl Solver {
     /// the score is higher: what a line of perfect play needs to tell the
     /// move that keeps a known score from one that gives the opponent
     /// more, without the exact score of either.
-    pub fn is_score(&mut self, position: &Bitboard, score: i32) -> bool {
+    pub(crate) fn is_score(&mut self, position: &Bitboard, score: i32) -> bool {
         self.run(position, Some((score - 1, score + 1)), None) == score
     }
 

@@ -417,7 +417,7 @@ struct Scan {
 const COUNT_EVERY: u64 = 1 << 14;
 
 /// Nodes between two looks at the solver's [`Cancel`].
-pub const STOP_CHECK: u64 = 1 << 12;
+pub(crate) const STOP_CHECK: u64 = 1 << 12;
 
 /// Nodes with at most this many free edges skip the table.
 const SMALL: u32 = 6;
@@ -452,7 +452,7 @@ impl Solver {
     }
 
     /// [`Solver::new`], failing when the allocator refuses the table.
-    pub fn try_new(game: &DotsAndBoxes, bits: u32) -> Result<Solver, TableError> {
+    pub(crate) fn try_new(game: &DotsAndBoxes, bits: u32) -> Result<Solver, TableError> {
         Ok(Solver {
             board: Board::new(game),
             table: Table::new(game.edges, bits)?,
@@ -467,7 +467,7 @@ impl Solver {
     /// Another solver on the same table, to search at the same time as
     /// this one (on another thread): what one proves, the other uses.
     /// Clearing either clears the table for both.
-    pub fn sharing(&self) -> Solver {
+    pub(crate) fn sharing(&self) -> Solver {
         Solver {
             board: self.board.clone(),
             table: self.table.share(),
@@ -480,7 +480,7 @@ impl Solver {
     }
 
     /// The bytes of the table of a solver of `game` made with `bits`.
-    pub fn table_bytes(game: &DotsAndBoxes, bits: u32) -> u64 {
+    pub(crate) fn table_bytes(game: &DotsAndBoxes, bits: u32) -> u64 {
         Table::bytes(game.edges, bits)
     }
 
@@ -488,14 +488,8 @@ impl Solver {
     /// unwinds within a few thousand nodes and returns a meaningless value
     /// ([`Solver::stopped`] says so). The table keeps only what was proved
     /// before.
-    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+    pub(crate) fn set_cancel(&mut self, cancel: Option<Cancel>) {
         self.cancel = cancel;
-    }
-
-    /// True when the last search was stopped by the solver's [`Cancel`]:
-    /// its value means nothing.
-    pub fn stopped(&self) -> bool {
-        self.stopped
     }
 
     /// Empties the table (the next search starts from nothing).
@@ -509,7 +503,7 @@ impl Solver {
     }
 
     /// Adds this solver's nodes to `counter` as it goes.
-    pub fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+    pub(crate) fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.counter = counter;
     }
 
@@ -521,7 +515,7 @@ impl Solver {
 
     /// [`Solver::value`], testing values from `guess` outwards: exact
     /// whatever the guess, quicker the closer it is.
-    pub fn value_near(&mut self, state: u64, guess: i32) -> i32 {
+    pub(crate) fn value_near(&mut self, state: u64, guess: i32) -> i32 {
         self.stopped = false;
         let open = self.board.open_boxes(state);
         // Every value has the parity of the boxes left; bounds that are
