@@ -38,8 +38,7 @@ pub use analysis::{
     analyze, analyze_position, principal_variation, Analysis, MoveAnalysis, QueryError,
 };
 pub use core::{
-    Cancel, Edge, Game, GameDescriptor, Move, MoveMark, Oracle, Outcome, Player, Position,
-    PositionError, Value, VariantError,
+    Cancel, Edge, Game, Move, MoveMark, Oracle, Outcome, Player, Position, PositionError, Value,
 };
 pub use db::{Database, DbError};
 pub use registry::{AnyGame, GameError};

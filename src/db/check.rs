@@ -9,7 +9,7 @@ use crate::core::{Game, LayoutKind, RecordLayout};
 /// layout kind and record layout, a record count the game allows (the
 /// exact count of a complete database, where the game knows it) and the
 /// start key.
-pub fn check_header(game: &dyn Game, header: &Header) -> Result<(), DbError> {
+pub(crate) fn check_header(game: &dyn Game, header: &Header) -> Result<(), DbError> {
     let desc = game.descriptor();
     let wrong = |field: &'static str, reason: String| Err(DbError::HeaderField { field, reason });
     if desc.name != header.game_name || desc.id != header.game_id {

@@ -25,7 +25,7 @@ pub mod writer;
 use std::path::PathBuf;
 
 pub use crate::core::layout::{LayoutKind, RecordLayout};
-pub use check::check_header;
+pub(crate) use check::check_header;
 pub use header::Header;
 pub use ranges::RangeFile;
 pub use reader::Database;

@@ -16,7 +16,8 @@ use super::packed::{inflate, Codec};
 use super::{Database, DbError};
 use crate::core::{Corrupted, Game, LayoutKind, Progress};
 
-pub use super::header::{DEFAULT_BLOCK_ENTRIES, DEFAULT_LEVEL};
+pub use super::header::DEFAULT_BLOCK_ENTRIES;
+pub(crate) use super::header::DEFAULT_LEVEL;
 
 /// How to pack.
 #[derive(Clone, Copy, Debug)]

@@ -28,4 +28,3 @@ pub mod k_in_a_row;
 pub mod registered;
 pub mod square;
 
-pub use registered::RegisteredGame;

@@ -17,9 +17,8 @@ use crate::db::{check_header, Database, DbError, Header};
 use crate::games::{british_square, connect_four, dandelions, dots_and_boxes, k_in_a_row};
 use crate::render::Presentation;
 
-pub use crate::games::registered::{
-    DatabaseKind, GameInfo, RegisteredGame, SearchHelp, ShippedBook, TableSharing,
-};
+pub use crate::games::registered::{DatabaseKind, GameInfo, ShippedBook};
+pub(crate) use crate::games::registered::{RegisteredGame, SearchHelp};
 
 #[cfg(feature = "engine")]
 mod engine;

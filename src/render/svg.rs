@@ -207,7 +207,15 @@ impl Svg {
     }
 
     /// A circle.
-    pub(crate) fn circle(&mut self, cx: i32, cy: i32, r: i32, fill: &str, stroke: &str, width: i32) {
+    pub(crate) fn circle(
+        &mut self,
+        cx: i32,
+        cy: i32,
+        r: i32,
+        fill: &str,
+        stroke: &str,
+        width: i32,
+    ) {
         let _ = writeln!(
             self.out,
             "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\" \

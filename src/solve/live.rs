@@ -278,7 +278,6 @@ impl<'a, G: BookGame> LiveSearch<'a, G> {
         }
         Ok(())
     }
-
 }
 
 /// The searchers of a live search: the idle ones, and the count of those

@@ -13,7 +13,7 @@ const MAX_STEP_BYTES: usize = 10;
 
 /// How the entries of a block become `u64`s and back.
 #[derive(Clone, Copy, Debug)]
-pub struct Codec {
+pub(crate) struct Codec {
     pub(super) kind: LayoutKind,
     layout: RecordLayout,
 }
@@ -229,14 +229,14 @@ impl Codec {
 
 /// Inflates a raw DEFLATE payload that must end exactly at its end and
 /// inflate to at most `max` bytes.
-pub fn inflate(payload: &[u8], max: usize) -> Result<Vec<u8>, String> {
+pub(crate) fn inflate(payload: &[u8], max: usize) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     inflate_into(payload, max, &mut out)?;
     Ok(out)
 }
 
 /// [`inflate`] into `out`, whose memory is reused from call to call.
-pub fn inflate_into(payload: &[u8], max: usize, out: &mut Vec<u8>) -> Result<(), String> {
+pub(crate) fn inflate_into(payload: &[u8], max: usize, out: &mut Vec<u8>) -> Result<(), String> {
     // One byte more than allowed tells a content too long from one that
     // fits exactly.
     out.resize(max + 1, 0);

@@ -20,11 +20,9 @@ mod codec;
 mod index;
 mod store;
 
-pub use block::Block;
-pub use codec::{inflate, inflate_into, Codec};
-pub use store::{
-    FileBytes, PackedStore, Symmetries, Unpacking, BLOCK_CHECKSUM_SIZE, DEFAULT_CACHE_BYTES,
-};
+pub(crate) use codec::{inflate, Codec};
+pub(crate) use store::{FileBytes, PackedStore, Unpacking};
+pub use store::{Symmetries, DEFAULT_CACHE_BYTES};
 
 /// `2^bits - 1`.
 #[inline]

@@ -61,7 +61,7 @@ const LANES: usize = 32;
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
 /// Bytes of the checksum after each block's payload.
-pub const BLOCK_CHECKSUM_SIZE: usize = 8;
+pub(crate) const BLOCK_CHECKSUM_SIZE: usize = 8;
 
 thread_local! {
     /// Each thread's buffer for inflated content: a lookup that decodes a
@@ -400,7 +400,11 @@ impl PackedStore {
 
     /// Every entry of the dense table packed, one byte per key (each block
     /// checked), or the first damaged block.
-    pub(crate) fn unpack_dense(&self, file: &[u8], stop: &dyn Fn() -> bool) -> Result<Vec<u8>, Unpacking> {
+    pub(crate) fn unpack_dense(
+        &self,
+        file: &[u8],
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<u8>, Unpacking> {
         let canonical = self
             .canonical
             .get()

@@ -8,7 +8,7 @@ use super::bits::{self, Dynamic, Geometry};
 use crate::core::Player;
 
 /// The smallest width and height accepted: a four must fit both ways.
-pub const MIN_SIDE: u32 = 4;
+pub(crate) const MIN_SIDE: u32 = 4;
 
 /// A board size that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -44,10 +44,10 @@ mod present;
 #[cfg(feature = "search")]
 pub mod search;
 
-pub use board::{Bitboard, Board, BoardSizeError, MoveError, ParseError, Variant, MIN_SIDE};
+pub use board::{Bitboard, Board, Variant};
 pub use game::ConnectFour;
 #[cfg(feature = "search")]
-pub use search::{BookScores, Solver, TableSizeError};
+pub use search::Solver;
 
 use std::sync::Arc;
 

@@ -34,7 +34,7 @@ mod present;
 #[cfg(feature = "search")]
 pub mod search;
 
-pub use field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
+pub use field::{Field, Geometry, TURNS};
 pub use game::Dandelions;
 #[cfg(feature = "search")]
 pub use search::{decode, Solver, ENDGAME_TURNS};

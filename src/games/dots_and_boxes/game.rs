@@ -11,10 +11,10 @@ use std::collections::HashMap;
 /// The most edges a board's dense table may have: it has `2^edges` bytes
 /// (4 GiB at 32 edges). Larger boards are answered by search, with an
 /// opening book for a database.
-pub const MAX_EDGES: u32 = 32;
+pub(crate) const MAX_EDGES: u32 = 32;
 /// The most edges of a board at all (a state is a `u64` of edges, and the
 /// search numbers edges in a byte).
-pub const MAX_SEARCH_EDGES: u32 = 63;
+pub(crate) const MAX_SEARCH_EDGES: u32 = 63;
 
 /// Dots and Boxes on a board of `rows x cols` boxes.
 #[derive(Clone, Debug)]

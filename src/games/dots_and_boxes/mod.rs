@@ -34,7 +34,7 @@ mod present;
 #[cfg(feature = "search")]
 pub mod search;
 
-pub use game::{DotsAndBoxes, MAX_EDGES, MAX_SEARCH_EDGES};
+pub use game::DotsAndBoxes;
 pub(crate) use heuristics::HEURISTICS;
 
 use std::sync::Arc;

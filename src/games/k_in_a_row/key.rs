@@ -24,7 +24,7 @@ use super::board::Stones;
 
 /// The largest board whose records (a base-3 key, 2 value bits and a
 /// 6-bit remoteness) fit 64 bits: `3^35 < 2^56`.
-pub const MAX_BASE3_CELLS: u32 = 35;
+pub(crate) const MAX_BASE3_CELLS: u32 = 35;
 
 /// The top bit: set on a handle, clear on every other key.
 const HANDLE: u64 = 1 << 63;
@@ -297,7 +297,7 @@ fn unrank(binomial: &[Vec<u64>], mut rank: u64, k: usize, n: usize) -> Vec<usize
 /// a search skips it and an analysis reports it) rather than another
 /// position.
 #[derive(Debug)]
-pub struct Interner {
+pub(crate) struct Interner {
     table: RwLock<Table>,
     capacity: usize,
 }

@@ -38,7 +38,7 @@ pub mod search;
 mod tests;
 
 pub use game::KInARow;
-pub use key::{Interner, Keys, Ranked, MAX_BASE3_CELLS};
+pub use key::Keys;
 #[cfg(feature = "search")]
 pub use search::Solver;
 

@@ -20,7 +20,10 @@ impl BookScores {
     /// The book of `variant` holding `entries`: (canonical key, exact score
     /// for the side to move) of positions that are not over. Positions the
     /// variant cannot decode are left out.
-    pub(crate) fn new(variant: Variant, entries: impl IntoIterator<Item = (u64, i32)>) -> BookScores {
+    pub(crate) fn new(
+        variant: Variant,
+        entries: impl IntoIterator<Item = (u64, i32)>,
+    ) -> BookScores {
         let mut all: Vec<(u64, i8)> = Vec::new();
         let mut depth = 0;
         for (key, score) in entries {

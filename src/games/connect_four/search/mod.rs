@@ -42,8 +42,8 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use book_scores::BookScores;
-pub use solver::{Solver, TableSizeError};
+pub(crate) use book_scores::BookScores;
+pub use solver::Solver;
 
 /// Nodes between two reports to a solver's node counter.
 pub(crate) const NODE_REPORT: u64 = 1 << 16;

@@ -15,7 +15,7 @@ use crate::solve::memory::TableError;
 
 /// A table size outside the supported range ([`TableError::OutOfRange`]),
 /// or one the allocator refused ([`TableError::Alloc`]).
-pub type TableSizeError = TableError;
+pub(crate) type TableSizeError = TableError;
 
 /// An exact Connect Four solver for any [`Variant`].
 ///
