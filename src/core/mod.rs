@@ -17,14 +17,14 @@
 //! * [`platform`]: the processor's vector features (detected once), and
 //!   processor and memory hints (prefetch, huge pages).
 
-pub mod cancel;
+pub(crate) mod cancel;
 pub mod game;
-pub mod heuristic;
+pub(crate) mod heuristic;
 pub mod layout;
 pub mod oracle;
 pub mod platform;
-pub mod progress;
-pub mod solution;
+pub(crate) mod progress;
+pub(crate) mod solution;
 pub mod value;
 
 pub use cancel::{Cancel, CancelOnDrop};

@@ -13,12 +13,12 @@ mod check;
 #[cfg(feature = "engine")]
 mod direct;
 pub mod header;
-pub mod mapguard;
+pub(crate) mod mapguard;
 #[cfg(feature = "engine")]
 pub mod pack;
 pub mod packed;
-pub mod ranges;
-pub mod reader;
+pub(crate) mod ranges;
+pub(crate) mod reader;
 #[cfg(feature = "engine")]
 pub mod writer;
 

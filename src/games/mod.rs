@@ -25,6 +25,6 @@ pub mod connect_four;
 pub mod dandelions;
 pub mod dots_and_boxes;
 pub mod k_in_a_row;
-pub mod registered;
-pub mod square;
+pub(crate) mod registered;
+pub(crate) mod square;
 

@@ -45,7 +45,7 @@ pub mod book;
 #[cfg(feature = "engine")]
 pub mod bucketed;
 #[cfg(feature = "engine")]
-pub mod buckets;
+pub(crate) mod buckets;
 #[cfg(feature = "engine")]
 mod cell;
 #[cfg(feature = "engine")]
@@ -67,7 +67,7 @@ mod radix;
 #[cfg(feature = "engine")]
 pub mod ranks;
 #[cfg(feature = "engine")]
-pub mod ranks_bucketed;
+pub(crate) mod ranks_bucketed;
 #[cfg(feature = "engine")]
 mod table;
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! [`compute`] puts it all together for `query stats`.
 
 pub mod heuristics;
-pub mod index;
+pub(crate) mod index;
 pub mod playouts;
 
 use std::collections::{BTreeMap, HashMap};

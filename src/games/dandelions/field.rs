@@ -5,7 +5,7 @@
 use std::fmt;
 
 /// The 8 wind directions, clockwise from east: their names.
-pub const DIRECTION_NAMES: [&str; 8] = ["E", "SE", "S", "SW", "W", "NW", "N", "NE"];
+pub(crate) const DIRECTION_NAMES: [&str; 8] = ["E", "SE", "S", "SW", "W", "NW", "N", "NE"];
 /// Row step of each direction (rows grow southwards).
 pub(super) const DR: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
 /// Column step of each direction (columns grow eastwards).
@@ -16,9 +16,9 @@ pub const TURNS: u32 = 14;
 
 /// The largest side: a 6x6 field would need 3^36 > 2^57 key values plus 8
 /// direction bits, more than a 64-bit record holds beside the value.
-pub const MAX_SIDE: u32 = 5;
+pub(crate) const MAX_SIDE: u32 = 5;
 /// The smallest side.
-pub const MIN_SIDE: u32 = 2;
+pub(crate) const MIN_SIDE: u32 = 2;
 
 /// A state: which cells hold seeds, which hold flowers, which directions
 /// the wind has used. Seeds under a flower do not matter (the flower covers

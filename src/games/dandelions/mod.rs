@@ -28,7 +28,7 @@
 
 #[cfg(feature = "search")]
 mod book;
-pub mod field;
+pub(crate) mod field;
 mod game;
 mod present;
 #[cfg(feature = "search")]
