@@ -4,17 +4,12 @@
 
 mod british_square_facts;
 mod connect_four_benchmarks;
-mod connect_four_book;
-mod connect_four_reference;
-mod dandelions_reference;
 mod dots_and_boxes_reference;
-mod dots_and_boxes_search;
 #[path = "../fuzz_bodies/mod.rs"]
 mod fuzz_bodies;
 mod fuzz_corpus;
 mod notation;
 mod perfect_line;
 mod reference_solver;
-mod stats;
 mod svg;
 mod symmetry_props;

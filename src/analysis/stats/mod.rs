@@ -14,6 +14,8 @@
 pub mod heuristics;
 pub(crate) mod index;
 pub mod playouts;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashMap};
 

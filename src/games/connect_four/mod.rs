@@ -43,6 +43,8 @@ mod game;
 mod present;
 #[cfg(feature = "search")]
 pub mod search;
+#[cfg(test)]
+mod tests;
 
 pub use board::{Bitboard, Board, Variant};
 pub use game::ConnectFour;

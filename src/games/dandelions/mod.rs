@@ -33,6 +33,8 @@ mod game;
 mod present;
 #[cfg(feature = "search")]
 pub mod search;
+#[cfg(test)]
+mod tests;
 
 pub use field::{Field, Geometry, TURNS};
 pub use game::Dandelions;

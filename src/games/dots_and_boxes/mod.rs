@@ -33,6 +33,8 @@ mod lanes;
 mod present;
 #[cfg(feature = "search")]
 pub mod search;
+#[cfg(test)]
+mod tests;
 
 pub use game::DotsAndBoxes;
 pub(crate) use heuristics::HEURISTICS;

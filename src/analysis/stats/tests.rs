@@ -1,4 +1,4 @@
-//! Whole-game statistics (`boardsolve::analysis::stats`) against brute force: every
+//! Whole-game statistics (`crate::analysis::stats`) against brute force: every
 //! count recomputed by walking the game from the start with the plain move
 //! generator and a plain minimax, with no canonical weighting and no
 //! database. British Square 3x3 and Dots and Boxes 1x2 walk every complete
@@ -7,11 +7,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use boardsolve::analysis::stats::{self, compute, playouts, LayerSet, Options, Outcomes};
-use boardsolve::core::NoProgress;
-use boardsolve::db::{write_database, Database};
-use boardsolve::registry::AnyGame;
-use boardsolve::{Edge, Game, Move, Position};
+use crate::analysis::stats::{self, compute, playouts, LayerSet, Options, Outcomes};
+use crate::core::NoProgress;
+use crate::db::{write_database, Database};
+use crate::registry::AnyGame;
+use crate::{Edge, Game, Move, Position};
 
 /// Solves a game and opens its database.
 fn solved(name: &str, variant: &str) -> (AnyGame, Database, tempfile::TempDir) {

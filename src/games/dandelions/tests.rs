@@ -2,11 +2,11 @@
 //! rules (no pruning, no table, no symmetry), the engine's complete solve
 //! of the 4x4 field, symmetry and key properties, and the 5x5 facts.
 
-use boardsolve::core::NoProgress;
-use boardsolve::core::{Edge, Game};
-use boardsolve::games::dandelions::{Dandelions, Field, Geometry, Solver, ENDGAME_TURNS, TURNS};
-use boardsolve::solve::book::{build_book, BookOptions};
-use boardsolve::Value;
+use crate::core::NoProgress;
+use crate::core::{Edge, Game};
+use crate::games::dandelions::{Dandelions, Field, Geometry, Solver, ENDGAME_TURNS, TURNS};
+use crate::solve::book::{build_book, BookOptions};
+use crate::Value;
 use proptest::prelude::*;
 
 /// Plain minimax from the rules: the outcome from the dandelions' side
@@ -155,7 +155,7 @@ fn small_fields_agree_with_plain_minimax_from_the_start() {
 #[test]
 fn the_complete_4x4_solve_agrees_with_the_solver_everywhere() {
     let g = Dandelions::from_variant("4x4").unwrap();
-    let sol = boardsolve::solve::solve(&g, &NoProgress).unwrap();
+    let sol = crate::solve::solve(&g, &NoProgress).unwrap();
     assert!(sol.complete);
     let mut solver = Solver::new(g.geometry().clone(), 20);
     let layout = sol.layout;
@@ -187,7 +187,7 @@ fn a_3x3_book_of_9_turns_equals_the_complete_solve() {
     // search and derives the rest by minimax: every value must be the
     // complete retrograde solve's.
     let g = Dandelions::from_variant("3x3").unwrap();
-    let full = boardsolve::solve::solve(&g, &NoProgress).unwrap();
+    let full = crate::solve::solve(&g, &NoProgress).unwrap();
     assert!(full.complete);
     let mut options = BookOptions::new(9);
     options.searchers = 2;

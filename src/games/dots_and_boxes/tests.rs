@@ -4,10 +4,10 @@
 //! (3x5, 4x4, 4x5) near their end against a plain negamax over the free
 //! edges (`DotsAndBoxes::plain_value`).
 
-use boardsolve::core::NoProgress;
-use boardsolve::games::dots_and_boxes::search::Solver;
-use boardsolve::games::dots_and_boxes::DotsAndBoxes;
-use boardsolve::solve::dense::solve_dense;
+use crate::core::NoProgress;
+use crate::games::dots_and_boxes::search::Solver;
+use crate::games::dots_and_boxes::DotsAndBoxes;
+use crate::solve::dense::solve_dense;
 
 /// xorshift64: the same positions on every run.
 struct Rng(u64);

@@ -3,18 +3,18 @@
 
 use std::collections::BTreeSet;
 
-use boardsolve::analysis::analyze_many;
-use boardsolve::analysis::verify::verify;
-use boardsolve::core::{Edge, Game, Move};
-use boardsolve::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
-use boardsolve::Presentation;
+use crate::analysis::analyze_many;
+use crate::analysis::verify::verify;
+use crate::core::{Edge, Game, Move};
+use crate::games::connect_four::{Bitboard, ConnectFour, Solver, Variant};
+use crate::Presentation;
 use std::sync::Arc;
 
-use boardsolve::core::NoProgress;
-use boardsolve::solve::book::{self, build_book, BookOptions};
-use boardsolve::solve::live::LiveSearch;
-use boardsolve::Oracle;
-use boardsolve::{analyze, Database, QueryError, Value};
+use crate::core::NoProgress;
+use crate::solve::book::{self, build_book, BookOptions};
+use crate::solve::live::LiveSearch;
+use crate::Oracle;
+use crate::{analyze, Database, QueryError, Value};
 
 const DEPTH: u32 = 8;
 
@@ -51,7 +51,7 @@ fn the_book_holds_every_position_to_its_depth_with_the_solvers_value() {
     let cp = book::checkpoint_path(&path, DEPTH);
     let sol = build_book(&g, &options(DEPTH, Some(cp.clone())), &NoProgress).unwrap();
     assert!(!sol.complete);
-    boardsolve::db::write_database(&path, g.descriptor(), &sol.clone().into()).unwrap();
+    crate::db::write_database(&path, g.descriptor(), &sol.clone().into()).unwrap();
     let db = Database::open(&path).unwrap();
     assert!(!db.header().is_complete());
 
@@ -219,7 +219,7 @@ fn a_book_to_the_end_of_the_game_is_the_complete_solution() {
     let g = ConnectFour::from_variant("4x4").unwrap();
     let book = build_book(&g, &options(16, None), &NoProgress).unwrap();
     assert!(book.complete);
-    let full = boardsolve::solve::solve(&g, &NoProgress).unwrap();
+    let full = crate::solve::solve(&g, &NoProgress).unwrap();
     assert_eq!(book.records, full.records);
     assert_eq!(book.layer_sizes, full.layer_sizes);
     // A shallower book is partial.
@@ -293,8 +293,8 @@ fn a_damaged_or_foreign_checkpoint_costs_time_not_correctness() {
 #[cfg(feature = "shipped-books")]
 #[test]
 fn the_shipped_book_holds_every_early_position_with_its_score() {
-    use boardsolve::games::connect_four::SHIPPED_7X6;
-    use boardsolve::registry::AnyGame;
+    use crate::games::connect_four::SHIPPED_7X6;
+    use crate::registry::AnyGame;
 
     let (db, any) = AnyGame::open_bytes(SHIPPED_7X6.name, SHIPPED_7X6.bytes).unwrap();
     assert_eq!(any.label(), "connect-four 7x6");
@@ -354,10 +354,10 @@ fn a_packed_book_read_by_ranges_wants_every_block_at_once() {
     // A live search takes every entry of its book: read by ranges (the
     // static site, npm), the host fetches every missing block in one round,
     // not one round a block.
-    use boardsolve::core::BookSource;
-    use boardsolve::db::RangeFile;
-    use boardsolve::games::connect_four::SHIPPED_7X6;
-    use boardsolve::registry::AnyGame;
+    use crate::core::BookSource;
+    use crate::db::RangeFile;
+    use crate::games::connect_four::SHIPPED_7X6;
+    use crate::registry::AnyGame;
 
     let bytes = SHIPPED_7X6.bytes;
     let file = Arc::new(RangeFile::new(bytes.len() as u64));

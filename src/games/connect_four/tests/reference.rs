@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use boardsolve::games::connect_four::{Bitboard, Solver, Variant};
+use crate::games::connect_four::{Bitboard, Solver, Variant};
 
 /// A plain Connect Four grid.
 #[derive(Clone)]
@@ -327,7 +327,7 @@ fn small_boards_match_the_published_results() {
 /// through the engine's live search as `query` runs it.
 #[test]
 fn boards_past_the_database_limit_are_searched_exactly() {
-    use boardsolve::registry::AnyGame;
+    use crate::registry::AnyGame;
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     for (w, h) in [(8, 7), (9, 6), (10, 5), (12, 4), (7, 7), (5, 10)] {
         let game = AnyGame::new("connect-four", &format!("{w}x{h}")).unwrap();
