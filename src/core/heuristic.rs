@@ -7,7 +7,7 @@ use super::game::Game;
 use super::value::{Edge, Move};
 
 /// A named rule of play for game type `G`.
-pub struct Heuristic<G: ?Sized> {
+pub(crate) struct Heuristic<G: ?Sized> {
     /// Name on the command line, e.g. `greedy`.
     pub name: &'static str,
     /// One line on what it plays.
@@ -44,7 +44,7 @@ pub struct BoundHeuristic<'g> {
 
 impl BoundHeuristic<'_> {
     /// The moves the heuristic picks (see [`Heuristic::choose`]).
-    pub fn choose(&self, state: u64, moves: &[Edge], out: &mut Vec<Move>) {
+    pub(crate) fn choose(&self, state: u64, moves: &[Edge], out: &mut Vec<Move>) {
         (self.choose)(state, moves, out)
     }
 }

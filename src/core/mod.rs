@@ -31,7 +31,7 @@ pub use cancel::{Cancel, CancelOnDrop};
 pub use game::{Game, Limits, Position, PositionError};
 pub(crate) use game::{GameDescriptor, VariantError};
 pub(crate) use heuristic::BoundHeuristic;
-pub use heuristic::Heuristic;
+pub(crate) use heuristic::Heuristic;
 pub use layout::{LayoutKind, RecordLayout};
 pub use oracle::{BookSource, Corrupted, Oracle};
 pub(crate) use oracle::{NodeCounter, OracleError};

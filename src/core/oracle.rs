@@ -90,7 +90,7 @@ pub trait Oracle: Sync {
 
 /// The nodes a searching oracle has visited so far, shared with whoever
 /// shows them (see [`Oracle::node_counter`]).
-pub type NodeCounter = std::sync::Arc<std::sync::atomic::AtomicU64>;
+pub(crate) type NodeCounter = std::sync::Arc<std::sync::atomic::AtomicU64>;
 
 impl<T: Oracle + ?Sized> Oracle for &T {
     fn values(&self, keys: &[u64], out: &mut Vec<Option<Value>>) -> Result<(), OracleError> {

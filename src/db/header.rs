@@ -78,7 +78,7 @@ pub const DEFAULT_BLOCK_ENTRIES: u32 = 4096;
 
 /// The DEFLATE level unless told otherwise (miniz_oxide's best but one:
 /// level 10 is far slower for little gain).
-pub const DEFAULT_LEVEL: u8 = 9;
+pub(crate) const DEFAULT_LEVEL: u8 = 9;
 
 /// What a packed file's header adds (`format-spec.md`, sections 2 and 3c):
 /// how its blocks are cut and where its index is.

@@ -3,7 +3,7 @@
 //! The layout is a public contract, specified byte by byte in `format-spec.md`:
 //! a 4096-byte little-endian header, then the records: little-endian `u64`s,
 //! sorted strictly ascending, each a canonical state key in the high bits and
-//! its value in the low bits (see [`RecordLayout`]), or one byte per key in
+//! its value in the low bits (see [`crate::core::RecordLayout`]), or one byte per key in
 //! the dense layout. This layer knows games only through the core
 //! [`Game`](crate::core::Game) trait: [`check_header`] checks a header
 //! against the game a caller sets up (the registry does, on opening), and
@@ -24,9 +24,8 @@ pub mod writer;
 
 use std::path::PathBuf;
 
-pub use crate::core::layout::{LayoutKind, RecordLayout};
 pub(crate) use check::check_header;
-pub use header::Header;
+pub(crate) use header::Header;
 pub use ranges::RangeFile;
 pub use reader::Database;
 #[cfg(feature = "engine")]

@@ -1,7 +1,7 @@
 //! The games. Each is one folder with the same layout:
 //!
 //! * `mod.rs`: the declaration: the game's names, its module list and
-//!   re-exports, and its [`RegisteredGame`] impl (help texts, which solver
+//!   re-exports, and its [`registered::RegisteredGame`] impl (help texts, which solver
 //!   builds its database on which boards, the default book depth, the cost
 //!   estimates);
 //! * `game.rs`: the rules and notation, the core
@@ -27,4 +27,3 @@ pub mod dots_and_boxes;
 pub mod k_in_a_row;
 pub(crate) mod registered;
 pub(crate) mod square;
-

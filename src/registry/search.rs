@@ -85,7 +85,8 @@ impl AnyGame {
     /// (a complete database answers alone). Its searchers are one per
     /// thread ([`default_searchers`]), with their tables checked first
     /// ([`crate::solve::book::DynBookGame::check_tables`]).
-    pub fn live<'a>(
+    #[cfg(test)]
+    pub(crate) fn live<'a>(
         &self,
         book: Option<&'a Database>,
         table_bits: u32,
@@ -97,7 +98,7 @@ impl AnyGame {
         Some(self.book_game()?.live(book, table_bits))
     }
 
-    /// [`AnyGame::live`] with `searchers` searchers on a database it
+    /// `AnyGame::live` with `searchers` searchers on a database it
     /// shares, so that the live search (its searchers and their tables)
     /// can be kept beside the database from call to call.
     pub fn live_shared(

@@ -39,7 +39,7 @@ impl BucketScheme {
     /// `sizes.len()` groups of cells (group `j` has `sizes[j]` cells), the
     /// layer is the number of pieces, and a move of class `j` adds a piece
     /// to group `j`. The bucket number is the mixed-radix number of the
-    /// counts ([`BucketScheme::bucket_of`]).
+    /// counts (`BucketScheme::bucket_of`).
     ///
     /// # Panics
     /// If there are more than [`MAX_CLASSES`] groups, or the number of

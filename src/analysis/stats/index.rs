@@ -15,7 +15,7 @@ use crate::db::Database;
 
 /// One layer's canonical states: sorted keys and their stored net values.
 #[derive(Clone, Debug, Default)]
-pub struct Layer {
+pub(crate) struct Layer {
     /// The canonical keys, ascending.
     pub keys: Vec<u64>,
     /// `nets[i]` is the stored net value of `keys[i]` for its side to move.
@@ -24,7 +24,7 @@ pub struct Layer {
 
 /// Every canonical state of a database, bucketed by [`Game::layer`].
 #[derive(Clone, Debug, Default)]
-pub struct LayerSet {
+pub(crate) struct LayerSet {
     /// Index = layer number.
     pub layers: Vec<Layer>,
 }
@@ -36,7 +36,7 @@ impl LayerSet {
     /// The canonical states of a database: the records of a sorted file, or
     /// the keys of a dense file that are their own canonical form (a dense
     /// file holds every key; symmetric keys share a value).
-    pub fn from_database(game: &dyn Game, db: &Database) -> Result<LayerSet, StatsError> {
+    pub(crate) fn from_database(game: &dyn Game, db: &Database) -> Result<LayerSet, StatsError> {
         let count = game.layer_count();
         let mut layers = vec![Layer::default(); count];
         let layer_of = |key: u64| -> Result<usize, StatsError> {
@@ -110,7 +110,7 @@ struct Slot {
 }
 
 /// Marks an empty slot: no game key has all 64 bits set (keys use at most
-/// the low [`crate::GameDescriptor::key_bits`], and the solver caps those
+/// the low [`crate::core::GameDescriptor::key_bits`], and the solver caps those
 /// well below 64); [`LayerTable::new`] checks.
 const EMPTY: u64 = u64::MAX;
 

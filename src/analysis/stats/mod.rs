@@ -27,8 +27,8 @@ use crate::core::BoundHeuristic;
 use crate::core::{Game, Limits, Position, Value};
 use crate::db::Database;
 
-pub use heuristics::HeuristicReport;
-pub use index::LayerSet;
+pub(crate) use heuristics::HeuristicReport;
+pub(crate) use index::LayerSet;
 pub use playouts::Outcomes;
 
 /// Why statistics could not be computed.

@@ -59,7 +59,7 @@ pub struct Outcomes {
 
 impl Outcomes {
     /// Adds `n` games that end with the first player ahead by `lead`.
-    pub fn add(&mut self, lead: i32, n: u128) -> Result<(), StatsError> {
+    pub(crate) fn add(&mut self, lead: i32, n: u128) -> Result<(), StatsError> {
         self.games = add(self.games, n)?;
         let slot = match lead.signum() {
             1 => &mut self.first_wins,
@@ -202,7 +202,7 @@ struct ForwardPart {
 
 /// Counts the complete games of a game whose key holds the score (see the
 /// module documentation).
-pub fn forward(game: &dyn Game, set: &LayerSet) -> Result<Outcomes, StatsError> {
+pub(crate) fn forward(game: &dyn Game, set: &LayerSet) -> Result<Outcomes, StatsError> {
     forward_with(game, set, &[], 0)?.0.ok_or_else(|| {
         StatsError::Unsupported("the key of the start does not hold the score".into())
     })
@@ -548,7 +548,7 @@ struct BackwardPart {
 /// Counts the complete games by the net score of the side to move at the
 /// start (see the module documentation); fits games whose key leaves the
 /// score out, and any other whose start has no score yet.
-pub fn backward(game: &dyn Game, set: &LayerSet) -> Result<Outcomes, StatsError> {
+pub(crate) fn backward(game: &dyn Game, set: &LayerSet) -> Result<Outcomes, StatsError> {
     let (first, start) = start_of(game, set)?;
     let mut window = Window::default();
     let mut next = Dists::default();

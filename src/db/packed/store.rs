@@ -446,7 +446,7 @@ const STOP_BLOCKS: usize = 64;
 
 /// Why a packed file was not unpacked.
 #[derive(Debug, thiserror::Error)]
-pub enum Unpacking {
+pub(crate) enum Unpacking {
     /// A block is damaged.
     #[error(transparent)]
     Corrupted(#[from] Corrupted),

@@ -225,7 +225,10 @@ impl Database {
     /// [`Database::unpack`], stopping with [`DbError::Interrupted`] soon
     /// after `progress` says the work is
     /// [cancelled](crate::core::Progress::cancelled).
-    pub fn unpack_with(&self, progress: &dyn crate::core::Progress) -> Result<Database, DbError> {
+    pub(crate) fn unpack_with(
+        &self,
+        progress: &dyn crate::core::Progress,
+    ) -> Result<Database, DbError> {
         let Some(store) = &self.packed else {
             return Err(DbError::HeaderField {
                 field: "layout_kind",

@@ -120,7 +120,7 @@ impl BritishSquare {
 
     /// See [`BritishSquare::children_in_avx512`]. Lane `i` holds
     /// image `i`: mirrored if bit 0 of `i` is set, flipped if bit 1,
-    /// then transposed if bit 2, as [`SquareSymmetry`] numbers them.
+    /// then transposed if bit 2, as [`crate::games::square::SquareSymmetry`] numbers them.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
     #[inline]

@@ -90,7 +90,7 @@ impl Variant {
     /// The score of a win by the side to move completing its four as its
     /// next stone from a position of `stones` stones: `(cells + 1 - stones)
     /// / 2`, the number of stones the winner still had in hand plus one.
-    pub fn win_score(self, stones: u32) -> i32 {
+    pub(crate) fn win_score(self, stones: u32) -> i32 {
         (self.cells() as i32 + 1 - stones as i32) / 2
     }
 
@@ -255,7 +255,7 @@ impl Bitboard {
     /// Reads a position in either text form: a picture if the text holds a
     /// line break (other than around it), a `/`, or one of `.xXoO`, else a
     /// column sequence (see
-    /// [`Bitboard::from_moves`] and [`Bitboard::from_picture`]).
+    /// [`Bitboard::from_moves`] and `Bitboard::from_picture`).
     pub(crate) fn parse(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
         Board::parse(variant, text).map(|b| b.bitboard())
     }
@@ -282,7 +282,7 @@ impl Bitboard {
     }
 
     /// The board size.
-    pub fn variant(&self) -> Variant {
+    pub(crate) fn variant(&self) -> Variant {
         self.variant
     }
 
@@ -292,7 +292,7 @@ impl Bitboard {
     }
 
     /// The side to move.
-    pub(crate) fn to_move(&self) -> Player {
+    pub(crate) fn to_move(self) -> Player {
         if self.moves.is_multiple_of(2) {
             Player::First
         } else {
@@ -393,7 +393,7 @@ impl Bitboard {
 
     /// True when the player who moved last has a four (the side to move has
     /// lost).
-    pub fn is_won(&self) -> bool {
+    pub(crate) fn is_won(&self) -> bool {
         bits::has_four(self.geo(), self.current ^ self.mask)
     }
 
@@ -473,7 +473,7 @@ impl Bitboard {
         }
     }
 
-    /// The picture of the board ([`Bitboard::from_picture`] reads it back):
+    /// The picture of the board (`Bitboard::from_picture` reads it back):
     /// `height` lines of `width` characters, top row first, `X` for the
     /// first player, `O` for the second, `.` for empty; no final newline.
     pub(crate) fn picture(&self) -> String {

@@ -69,7 +69,7 @@ impl ConnectFour {
     }
 
     /// The board size.
-    pub fn variant(&self) -> Variant {
+    pub(crate) fn variant(&self) -> Variant {
         self.variant
     }
 

@@ -76,7 +76,7 @@ pub(crate) const MAX_FULL_CELLS: u32 = 16;
 /// its exact score, packed. `docs/connect-four.md` says what it holds and
 /// what it cost; the tests check it against the rules and the search.
 #[cfg(feature = "shipped-books")]
-pub const SHIPPED_7X6: ShippedBook = ShippedBook {
+pub(crate) const SHIPPED_7X6: ShippedBook = ShippedBook {
     name: "c4.db (shipped)",
     command: "generator --game connect-four --depth 8 --layout packed",
     bytes: include_bytes!("shipped/c4.db"),

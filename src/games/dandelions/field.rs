@@ -35,7 +35,7 @@ pub struct Field {
 
 impl Field {
     /// Turns played: flowers planted plus winds blown.
-    pub fn turns(&self) -> u32 {
+    pub(crate) fn turns(&self) -> u32 {
         self.flowers.count_ones() + self.dirs.count_ones()
     }
 
@@ -196,18 +196,18 @@ impl Geometry {
     }
 
     /// Cells.
-    pub fn cells(&self) -> u32 {
+    pub(crate) fn cells(&self) -> u32 {
         self.cells
     }
 
     /// Every cell.
-    pub fn full(&self) -> u32 {
+    pub(crate) fn full(&self) -> u32 {
         self.full
     }
 
     /// The seeds the flowers spread when the wind blows in direction `d`.
     #[inline]
-    pub fn spread(&self, flowers: u32, d: usize) -> u32 {
+    pub(crate) fn spread(&self, flowers: u32, d: usize) -> u32 {
         let mut f = flowers;
         let mut s = 0;
         while f != 0 {
@@ -219,17 +219,17 @@ impl Geometry {
 
     /// The cells a flower at `c` would seed in direction `d`.
     #[inline]
-    pub fn ray(&self, d: usize, c: usize) -> u32 {
+    pub(crate) fn ray(&self, d: usize, c: usize) -> u32 {
         self.ray[d][c]
     }
 
     /// The image of direction `d` under symmetry `s`.
-    pub fn map_dir(&self, s: usize, d: usize) -> usize {
+    pub(crate) fn map_dir(&self, s: usize, d: usize) -> usize {
         usize::from(self.dir_map[s][d])
     }
 
     /// The image of cell `c` under symmetry `s`.
-    pub fn map_cell(&self, s: usize, c: usize) -> usize {
+    pub(crate) fn map_cell(&self, s: usize, c: usize) -> usize {
         usize::from(self.cell_map[s][c])
     }
 
@@ -245,7 +245,7 @@ impl Geometry {
     }
 
     /// The image of a state under symmetry `s`.
-    pub fn transform(&self, f: &Field, s: usize) -> Field {
+    pub(crate) fn transform(&self, f: &Field, s: usize) -> Field {
         Field {
             seeds: self.map_bits(s, f.seeds),
             flowers: self.map_bits(s, f.flowers),
@@ -254,7 +254,7 @@ impl Geometry {
     }
 
     /// Key bits: the cells in base 3, then 8 direction bits.
-    pub fn key_bits(&self) -> u32 {
+    pub(crate) fn key_bits(&self) -> u32 {
         let values = self.pow3[self.cells as usize - 1] * 3;
         (64 - (values - 1).leading_zeros()) + 8
     }
@@ -262,7 +262,7 @@ impl Geometry {
     /// The key of a state: `dirs << B | sum(digit(c) * 3^c)`, where
     /// `digit` is 0 for an uncovered cell, 1 for a seed, 2 for a flower and
     /// `B = key_bits - 8` (40 on 5x5). See `format-spec.md`.
-    pub fn key(&self, f: &Field) -> u64 {
+    pub(crate) fn key(&self, f: &Field) -> u64 {
         // Row by row, the highest first: each row is n base-3 digits.
         let (n, mask) = (self.n, (1u32 << self.n) - 1);
         let (seeds, flowers) = (f.seeds & !f.flowers & self.full, f.flowers & self.full);
@@ -276,7 +276,7 @@ impl Geometry {
     }
 
     /// The state of a key, or `None` when the key is out of range.
-    pub fn field(&self, key: u64) -> Option<Field> {
+    pub(crate) fn field(&self, key: u64) -> Option<Field> {
         let b = self.key_bits() - 8;
         if key >> self.key_bits() != 0 {
             return None;
@@ -300,7 +300,7 @@ impl Geometry {
     }
 
     /// The smallest key over the 8 images of a state.
-    pub fn canonical(&self, f: &Field) -> u64 {
+    pub(crate) fn canonical(&self, f: &Field) -> u64 {
         (0..8)
             .map(|s| self.key(&self.transform(f, s)))
             .min()
@@ -310,7 +310,7 @@ impl Geometry {
     /// True when a state could arise in a game: flowers and winds alternate
     /// (dandelions first), at most 7 of each, and every seed lies on the ray
     /// of some flower in some used direction.
-    pub fn is_plausible(&self, f: &Field) -> bool {
+    pub(crate) fn is_plausible(&self, f: &Field) -> bool {
         let (fl, w) = (f.flowers.count_ones(), f.dirs.count_ones());
         if !(fl == w || fl == w + 1) || fl > TURNS / 2 {
             return false;
@@ -328,7 +328,7 @@ impl Geometry {
     }
 
     /// True when the game is over: every cell covered, or all turns played.
-    pub fn is_over(&self, f: &Field) -> bool {
+    pub(crate) fn is_over(&self, f: &Field) -> bool {
         f.covered() == self.full || f.turns() >= TURNS
     }
 

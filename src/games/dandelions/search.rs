@@ -161,7 +161,7 @@ impl Solver {
     /// search that stores nothing in the table: for states with few turns
     /// left (at most [`ENDGAME_TURNS`]), faster than [`Solver::solve`]'s
     /// bisection, and with the same answer.
-    pub fn solve_endgame(&mut self, f: &Field) -> (i32, u32) {
+    pub(crate) fn solve_endgame(&mut self, f: &Field) -> (i32, u32) {
         self.stopped = false;
         if self.geo.is_over(f) {
             return (self.geo.final_score(f), 0);

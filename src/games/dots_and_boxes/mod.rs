@@ -22,7 +22,7 @@
 //!   opening book;
 //! * `heuristics`: for `query stats`;
 //! * this file: the game's declaration for the registry (a table up to
-//!   [`MAX_EDGES`] edges, a book past them:
+//!   [`game::MAX_EDGES`] edges, a book past them:
 //!   [`RegisteredGame`]).
 
 mod game;
@@ -92,7 +92,7 @@ impl RegisteredGame for DotsAndBoxes {
         HEURISTICS.iter().map(|h| h.bind(self)).collect()
     }
 
-    /// A dense table up to [`MAX_EDGES`] edges; an opening book past them.
+    /// A dense table up to [`game::MAX_EDGES`] edges; an opening book past them.
     fn database_kind(&self) -> DatabaseKind {
         if self.has_table() {
             DatabaseKind::Complete

@@ -306,7 +306,7 @@ pub(crate) struct Stones {
 
 impl Stones {
     /// The side to move.
-    pub(crate) fn to_move(&self) -> Player {
+    pub(crate) fn to_move(self) -> Player {
         if self.x.count_ones() > self.o.count_ones() {
             Player::Second
         } else {

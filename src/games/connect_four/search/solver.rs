@@ -9,7 +9,7 @@ use super::negamax::Root;
 use super::parallel::{search_together, Context, PARALLEL_EMPTY};
 use super::table::{self, Table};
 use crate::core::Cancel;
-use crate::games::connect_four::bits::{self, Standard};
+use crate::games::connect_four::bits::Standard;
 use crate::games::connect_four::board::{Bitboard, Variant};
 use crate::solve::memory::TableError;
 
@@ -146,7 +146,8 @@ impl Solver {
     }
 
     /// The book in use, if any.
-    pub fn book(&self) -> Option<&Arc<BookScores>> {
+    #[cfg(test)]
+    pub(crate) fn book(&self) -> Option<&Arc<BookScores>> {
         self.book.as_ref()
     }
 
@@ -238,7 +239,8 @@ impl Solver {
     /// move in `position` (the score it gets by playing there and then
     /// playing perfectly); `None` for a full column, and for every column
     /// once the game is over. Index `c` is column `c` (0-based).
-    pub fn column_scores(&mut self, position: &Bitboard) -> Vec<Option<i32>> {
+    #[cfg(test)]
+    pub(crate) fn column_scores(&mut self, position: &Bitboard) -> Vec<Option<i32>> {
         let v = position.variant();
         (0..v.width())
             .map(|c| {
@@ -256,7 +258,8 @@ impl Solver {
 
     /// The columns (0-based, increasing) whose score is the best one; empty
     /// once the game is over.
-    pub fn best_columns(&mut self, position: &Bitboard) -> Vec<u32> {
+    #[cfg(test)]
+    pub(crate) fn best_columns(&mut self, position: &Bitboard) -> Vec<u32> {
         let scores = self.column_scores(position);
         let best = scores.iter().flatten().copied().max();
         (0..position.variant().width())
@@ -267,8 +270,9 @@ impl Solver {
     /// A line of perfect play from `position` to the end of the game
     /// (0-based columns). At each step it plays the best column nearest
     /// the centre (left of centre first).
-    pub fn principal_variation(&mut self, position: &Bitboard) -> Vec<u32> {
-        let order = bits::centre_order(position.variant().width());
+    #[cfg(test)]
+    pub(crate) fn principal_variation(&mut self, position: &Bitboard) -> Vec<u32> {
+        let order = crate::games::connect_four::bits::centre_order(position.variant().width());
         let mut line = Vec::new();
         let mut p = *position;
         while !p.is_over() {
