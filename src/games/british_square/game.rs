@@ -10,7 +10,6 @@ use crate::games::square::SquareSymmetry;
 /// British Square with a given board size and opening rule.
 #[derive(Clone, Debug)]
 // The orbit tables serve the bucketed solver (`engine`) only.
-#[cfg_attr(not(feature = "engine"), allow(dead_code))]
 // Its fields are the folder's: the solver kernels beside the rules read them.
 pub struct BritishSquare {
     pub(super) n: u32,

@@ -27,12 +27,10 @@ pub(crate) trait Geometry: Copy {
     /// Every cell of the even rows, counted from 1 at the bottom (the
     /// second, fourth, ... rows): the cells the second player takes by
     /// answering each stone directly above it ("claimeven").
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
     fn even_rows(self) -> u64;
 
     /// Number of cells.
     #[inline(always)]
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
     fn cells(self) -> i32 {
         (self.width() * self.height()) as i32
     }
@@ -68,7 +66,6 @@ pub(crate) struct Standard;
 
 const STD_BOTTOM: u64 = bottom_mask(7, 6);
 const STD_BOARD: u64 = STD_BOTTOM * ((1 << 6) - 1);
-#[cfg_attr(not(feature = "search"), allow(dead_code))]
 const STD_EVEN: u64 = even_rows_mask(7, 6);
 
 impl Geometry for Standard {
@@ -257,7 +254,6 @@ pub(crate) fn non_losing_from<G: Geometry>(g: G, mask: u64, threats: u64) -> u64
 /// Column order for move ordering: centre first, then alternating outwards
 /// (left of centre before right, so that on an even width the two centre
 /// columns come first).
-#[cfg_attr(not(feature = "search"), allow(dead_code))]
 pub(crate) fn centre_order(width: u32) -> Vec<u32> {
     (0..width)
         .map(|i| {

@@ -19,7 +19,6 @@ pub(crate) const MAX_SEARCH_EDGES: u32 = 63;
 /// Dots and Boxes on a board of `rows x cols` boxes.
 #[derive(Clone, Debug)]
 // The vector kernel's tables serve the dense solver (`engine`) only.
-#[cfg_attr(not(feature = "engine"), allow(dead_code))]
 // Its fields are the folder's: the solver kernels beside the rules read them.
 pub struct DotsAndBoxes {
     pub(super) rows: u32,

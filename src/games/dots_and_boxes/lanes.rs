@@ -9,7 +9,6 @@ pub(super) const LANE_MASK: u64 = LANES as u64 - 1;
 
 /// `LANE_PATTERN[lo][j]` is 1 when lane `j` has every bit of `lo`: whether a
 /// box whose other edges among the lane bits are `lo` is closed in lane `j`.
-#[cfg_attr(not(feature = "engine"), allow(dead_code))]
 pub(super) const LANE_PATTERN: [[i8; LANES]; LANES] = {
     let mut t = [[0i8; LANES]; LANES];
     let mut lo = 0;
