@@ -26,4 +26,8 @@ pub mod dandelions;
 pub mod dots_and_boxes;
 pub mod k_in_a_row;
 pub(crate) mod registered;
+#[cfg_attr(not(feature = "search"), path = "no_search.rs")]
+pub(crate) mod searched;
+#[cfg_attr(not(feature = "engine"), path = "no_solvers.rs")]
+pub(crate) mod solvers;
 pub(crate) mod square;

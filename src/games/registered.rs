@@ -5,22 +5,15 @@
 //! ([`DatabaseKind`]), which solver builds it (the layered solver unless
 //! the game names its own), the search behind its opening book, and what a
 //! build costs (`Estimate`, and the `Calibration` sample that scales it to
-//! the machine it runs on, feature `engine`). The registry names each game
+//! the machine it runs on). The registry names each game
 //! once, in its list, so that a game is complete in its own folder.
 
 use std::sync::Arc;
 
+use super::searched::DynBookGame;
+use super::solvers::Solvers;
 use crate::core::{BoundHeuristic, VariantError};
 use crate::render::Presentation;
-#[cfg(feature = "search")]
-use crate::solve::book::DynBookGame;
-#[cfg(feature = "engine")]
-use crate::{
-    core::{Progress, Solved},
-    solve::dense::{DenseOutput, DenseRankSummary},
-    solve::ranks::{Exchange, RankSolution},
-    solve::{self, SolveError},
-};
 
 /// What a game's database holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +102,6 @@ pub struct SearchHelp {
 /// runs by this machine's speed ([`Calibration`], [`TimeScale`]). An
 /// estimate is meant to be within a factor of 1.5; sizes nobody measured
 /// get none.
-#[cfg(feature = "engine")]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
     /// Processor time, in seconds, all threads together.
@@ -121,7 +113,6 @@ pub struct Estimate {
     pub peak_bytes: u64,
 }
 
-#[cfg(feature = "engine")]
 impl Estimate {
     /// A mebibyte, the unit peaks are measured in.
     pub(crate) const MB: u64 = 1 << 20;
@@ -169,7 +160,6 @@ impl Estimate {
 /// build's [`Estimate`] by the ratio ([`TimeScale`]), so that the estimate
 /// holds on a slower or busier machine too. A game declares it beside its
 /// estimates ([`RegisteredGame::calibration`]).
-#[cfg(feature = "engine")]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Calibration {
     /// Positions in the game's notation, each searched once as a book's
@@ -192,7 +182,6 @@ pub struct Calibration {
 /// takes here, now, as a timed [`Calibration`] sample found: for its wall
 /// time (which other processes on the same cores lengthen) and for its
 /// processor time.
-#[cfg(feature = "engine")]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimeScale {
     /// The factor of wall time.
@@ -201,7 +190,6 @@ pub struct TimeScale {
     pub cpu: f64,
 }
 
-#[cfg(feature = "engine")]
 impl TimeScale {
     /// The reference machine itself: the estimates as measured.
     pub const REFERENCE: TimeScale = TimeScale {
@@ -254,8 +242,9 @@ pub struct ShippedBook {
 /// default: a game whose moves never return to an earlier layer (the
 /// number of pieces only grows) takes the layered solver, on one process
 /// or on ranks, and writes no solver code; a game with a solver of its own
-/// names it here. The registry holds it as a trait object.
-pub trait RegisteredGame: Presentation + 'static {
+/// names it in its [`Solvers`] impl. The registry holds it as a trait
+/// object.
+pub trait RegisteredGame: Presentation + Solvers + 'static {
     /// What this variant's database holds ([`GameInfo::kind`] is what it
     /// holds on the standard variant).
     fn database_kind(&self) -> DatabaseKind;
@@ -268,7 +257,7 @@ pub trait RegisteredGame: Presentation + 'static {
 
     /// The game as its book's search sees it, on the boards whose
     /// positions can be searched; `None` (the default) on the others.
-    #[cfg(feature = "search")]
+    /// (Without the feature `search`, a trait with nothing to ask.)
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         None
     }
@@ -280,47 +269,10 @@ pub trait RegisteredGame: Presentation + 'static {
         None
     }
 
-    /// Solves the game completely with the solver that suits it: by
-    /// default the layered solver ([`solve::solve`]). The registry calls it
-    /// only when [`RegisteredGame::database_kind`] is
-    /// [`DatabaseKind::Complete`] and the records fit.
-    #[cfg(feature = "engine")]
-    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
-        solve::solve(self, progress).map(Solved::from)
-    }
-
-    /// [`RegisteredGame::run_solver`] on the ranks of `ex` (every rank
-    /// calls it): by default the layered solver's ranks
-    /// ([`solve::ranks::solve`]); `None` when the game's solver does not
-    /// run on ranks.
-    #[cfg(feature = "engine")]
-    fn run_solver_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>> {
-        Some(solve::ranks::solve(self, ex, progress))
-    }
-
-    /// Solves a game whose database is a dense table on the ranks of `ex`
-    /// (rank 0 with the `output` the table goes to); `None`, the default,
-    /// for a game whose database is sorted.
-    #[cfg(feature = "engine")]
-    fn run_dense_solver_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-        output: Option<&mut dyn DenseOutput>,
-    ) -> Option<Result<DenseRankSummary, SolveError>> {
-        let _ = (ex, progress, output);
-        None
-    }
-
     /// What `generator` would cost: this variant's own database (a book of
     /// `depth` moves when it is one) searched with tables of
     /// `2^table_bits` words on `threads` threads. `None`, the default, when
     /// no measured run tells.
-    #[cfg(feature = "engine")]
     fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
         let _ = (depth, table_bits, threads);
         None
@@ -330,14 +282,13 @@ pub trait RegisteredGame: Presentation + 'static {
     /// of this variant's database (a book of `depth` moves when it is one)
     /// to this machine. `None`, the default, for builds without one: their
     /// estimates stand as measured.
-    #[cfg(feature = "engine")]
     fn calibration(&self, depth: u32) -> Option<Calibration> {
         let _ = depth;
         None
     }
 }
 
-#[cfg(all(test, feature = "engine"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

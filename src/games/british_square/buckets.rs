@@ -4,8 +4,27 @@
 
 use super::children::Emit;
 use super::BritishSquare;
-use crate::core::{Edge, Game, Move};
+use crate::core::{Edge, Game, Move, Progress, Solved};
+use crate::games::solvers::Solvers;
 use crate::solve::buckets::{BucketScheme, Bucketed, ClassSink};
+use crate::solve::ranks::{Exchange, RankSolution};
+use crate::solve::{self, SolveError};
+
+/// Every board in buckets of positions with the same pieces per orbit of
+/// cells: the bucketed solver, on one process or on ranks.
+impl Solvers for BritishSquare {
+    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        solve::bucketed::solve(self, progress).map(Solved::from)
+    }
+
+    fn run_solver_on_ranks(
+        &self,
+        ex: &dyn Exchange,
+        progress: &dyn Progress,
+    ) -> Option<Result<RankSolution, SolveError>> {
+        Some(solve::ranks_bucketed::solve(self, ex, progress))
+    }
+}
 
 impl BritishSquare {
     /// The number of cells of `cells` in each orbit, 4 bits per orbit.

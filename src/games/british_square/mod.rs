@@ -16,7 +16,7 @@
 //!   instructions, and the bucket scheme of the bucketed solver;
 //! * `heuristics`: for `query stats`;
 //! * this file: the game's declaration for the registry
-//!   ([`RegisteredGame`]).
+//!   ([`RegisteredGame`]); `buckets.rs` names its solver.
 
 #[cfg(feature = "engine")]
 mod buckets;
@@ -31,14 +31,8 @@ pub(crate) use heuristics::HEURISTICS;
 
 use std::sync::Arc;
 
-use super::registered::{DatabaseKind, GameInfo, RegisteredGame};
+use super::registered::{DatabaseKind, Estimate, GameInfo, RegisteredGame};
 use crate::core::BoundHeuristic;
-#[cfg(feature = "engine")]
-use {
-    super::registered::Estimate,
-    crate::core::{Progress, Solved},
-    crate::solve::{self, ranks::Exchange, ranks::RankSolution, SolveError},
-};
 
 /// Registry name of British Square.
 pub(crate) const NAME: &str = "british-square";
@@ -75,25 +69,8 @@ impl RegisteredGame for BritishSquare {
         HEURISTICS.iter().map(|h| h.bind(self)).collect()
     }
 
-    /// Every board in buckets of positions with the same pieces per orbit
-    /// of cells: the bucketed solver, on one process or on ranks.
-    #[cfg(feature = "engine")]
-    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
-        solve::bucketed::solve(self, progress).map(Solved::from)
-    }
-
-    #[cfg(feature = "engine")]
-    fn run_solver_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>> {
-        Some(solve::ranks_bucketed::solve(self, ex, progress))
-    }
-
     /// Measured: 5x5 takes 1 s of CPU and 230 MB; the smaller boards are
     /// small.
-    #[cfg(feature = "engine")]
     fn estimate(&self, _depth: u32, _table_bits: u32, _threads: usize) -> Option<Estimate> {
         Some(match self.side() {
             5 => Estimate {

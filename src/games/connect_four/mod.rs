@@ -53,13 +53,11 @@ pub use search::Solver;
 
 use std::sync::Arc;
 
-#[cfg(feature = "engine")]
-use super::registered::{Calibration, Estimate};
 use super::registered::{
-    DatabaseKind, GameInfo, RegisteredGame, SearchHelp, ShippedBook, TableSharing,
+    Calibration, DatabaseKind, Estimate, GameInfo, RegisteredGame, SearchHelp, ShippedBook,
+    TableSharing,
 };
-#[cfg(feature = "search")]
-use crate::solve::book::DynBookGame;
+use super::searched::DynBookGame;
 
 /// Registry name of Connect Four.
 pub(crate) const NAME: &str = "connect-four";
@@ -84,7 +82,6 @@ pub(crate) const SHIPPED_7X6: ShippedBook = ShippedBook {
 
 /// 7x6 books by depth, with the default table (2^26 entries): CPU seconds
 /// of the whole build, and the positions searched in parallel.
-#[cfg(feature = "engine")]
 const BOOK_COSTS: &[(u32, f64, f64)] = &[
     (0, 58.0, 1.0),
     (1, 120.0, 1.6),
@@ -101,7 +98,6 @@ const BOOK_COSTS: &[(u32, f64, f64)] = &[
 /// the searches touch little of it: with 2^24 entries the sample slowed by
 /// 4% where other processes streamed through memory, with 2^26 by 28%, as
 /// a search of the size a build makes did (27%).
-#[cfg(feature = "engine")]
 const CALIBRATION: Calibration = Calibration {
     positions: &[
         "2311346732677",
@@ -140,6 +136,11 @@ pub(crate) const INFO: GameInfo = GameInfo {
     new: |spec| Ok(Arc::new(ConnectFour::from_variant(spec)?)),
 };
 
+/// The layered solver, on one process or on ranks, for the boards solved
+/// completely.
+#[cfg(feature = "engine")]
+impl super::solvers::Solvers for ConnectFour {}
+
 impl RegisteredGame for ConnectFour {
     /// Boards of at most [`MAX_FULL_CELLS`] are solved completely, larger
     /// ones get an opening book.
@@ -161,14 +162,12 @@ impl RegisteredGame for ConnectFour {
     }
 
     /// Every board is searched, the small ones too.
-    #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
     }
 
     /// Measured on 7x6 books (`BOOK_COSTS`) and the small boards (4x4
     /// takes 0.02 s); other books have none.
-    #[cfg(feature = "engine")]
     fn estimate(&self, depth: u32, table_bits: u32, _threads: usize) -> Option<Estimate> {
         if self.database_kind() == DatabaseKind::Complete {
             return Some(Estimate::SMALL);
@@ -187,7 +186,6 @@ impl RegisteredGame for ConnectFour {
     }
 
     /// Every 7x6 book is the same kind of search: one sample for all.
-    #[cfg(feature = "engine")]
     fn calibration(&self, _depth: u32) -> Option<Calibration> {
         (self.database_kind() != DatabaseKind::Complete && self.variant().to_string() == "7x6")
             .then_some(CALIBRATION)

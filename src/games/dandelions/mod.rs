@@ -43,11 +43,10 @@ pub use search::{decode, Solver, ENDGAME_TURNS};
 
 use std::sync::Arc;
 
-#[cfg(feature = "engine")]
-use super::registered::{Calibration, Estimate};
-use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-#[cfg(feature = "search")]
-use crate::solve::book::DynBookGame;
+use super::registered::{
+    Calibration, DatabaseKind, Estimate, GameInfo, RegisteredGame, SearchHelp, TableSharing,
+};
+use super::searched::DynBookGame;
 
 /// Registry name of Dandelions.
 pub(crate) const NAME: &str = "dandelions";
@@ -60,7 +59,6 @@ pub(crate) const MAX_FULL_SIDE: u32 = 4;
 
 /// 5x5 books by depth: CPU seconds, and the states of the book (its memory
 /// grows with them).
-#[cfg(feature = "engine")]
 const BOOK_COSTS: &[(u32, f64, u64)] = &[
     (4, 78.0, 4_157),
     (5, 88.0, 72_639),
@@ -78,7 +76,6 @@ const BOOK_COSTS: &[(u32, f64, u64)] = &[
 /// same as a build's 512 MiB ones, slow as little as they do where other
 /// processes stream through memory (under 10%), and are mapped in a few
 /// hundredths of a second rather than seconds.
-#[cfg(feature = "engine")]
 const CALIBRATION: Calibration = Calibration {
     positions: &[
         "***F...........F****..... 04",
@@ -117,6 +114,11 @@ pub(crate) const INFO: GameInfo = GameInfo {
     new: |spec| Ok(Arc::new(Dandelions::from_variant(spec)?)),
 };
 
+/// The layered solver, on one process or on ranks, for the boards solved
+/// completely.
+#[cfg(feature = "engine")]
+impl super::solvers::Solvers for Dandelions {}
+
 impl RegisteredGame for Dandelions {
     /// Fields up to [`MAX_FULL_SIDE`] are solved completely, 5x5 gets an
     /// opening book.
@@ -129,7 +131,6 @@ impl RegisteredGame for Dandelions {
     }
 
     /// Every field is searched, the small ones too.
-    #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
     }
@@ -137,7 +138,6 @@ impl RegisteredGame for Dandelions {
     /// Measured: 4x4 takes 15 s of CPU and 1.1 GB (its plain solver holds
     /// every edge), 3x3 0.03 s; 5x5 books by depth (`BOOK_COSTS`); other
     /// books have none.
-    #[cfg(feature = "engine")]
     fn estimate(&self, depth: u32, table_bits: u32, threads: usize) -> Option<Estimate> {
         let side = self.geometry().side();
         if self.database_kind() == DatabaseKind::Complete {
@@ -167,7 +167,6 @@ impl RegisteredGame for Dandelions {
 
     /// The 5x5 books, every depth, with one sample: the searches with a
     /// table that books of up to 8 turns make of their deepest layer.
-    #[cfg(feature = "engine")]
     fn calibration(&self, _depth: u32) -> Option<Calibration> {
         (self.geometry().side() == 5).then_some(CALIBRATION)
     }

@@ -13,8 +13,38 @@
 
 use super::lanes::{Simd, LANES, LANE_MASK, LANE_PATTERN};
 use super::DotsAndBoxes;
-use crate::solve::dense::{solve_block_generic, Block, DenseGame};
+use crate::core::{Progress, Solved};
+use crate::games::solvers::Solvers;
+use crate::solve::dense::{
+    self, solve_block_generic, Block, DenseGame, DenseOutput, DenseRankSummary,
+};
+use crate::solve::ranks::{Exchange, RankSolution};
 use crate::solve::SolveError;
+
+/// The dense solver, over the table of every edge set, on one process or
+/// on ranks (its own: the layered solver's ranks do not run).
+impl Solvers for DotsAndBoxes {
+    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
+        dense::solve_dense(self, progress).map(Solved::from)
+    }
+
+    fn run_solver_on_ranks(
+        &self,
+        _ex: &dyn Exchange,
+        _progress: &dyn Progress,
+    ) -> Option<Result<RankSolution, SolveError>> {
+        None
+    }
+
+    fn run_dense_solver_on_ranks(
+        &self,
+        ex: &dyn Exchange,
+        progress: &dyn Progress,
+        output: Option<&mut dyn DenseOutput>,
+    ) -> Option<Result<DenseRankSummary, SolveError>> {
+        Some(dense::solve_dense_on_ranks(self, ex, progress, output))
+    }
+}
 
 /// Key bits that vary across a vector.
 const LANE_BITS: usize = 5;

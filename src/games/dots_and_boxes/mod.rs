@@ -41,18 +41,11 @@ pub(crate) use heuristics::HEURISTICS;
 
 use std::sync::Arc;
 
-use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-use crate::core::BoundHeuristic;
-#[cfg(feature = "search")]
-use crate::solve::book::DynBookGame;
-#[cfg(feature = "engine")]
-use {
-    super::registered::Estimate,
-    crate::core::{Progress, Solved},
-    crate::solve::dense::{self, DenseOutput, DenseRankSummary},
-    crate::solve::ranks::{Exchange, RankSolution},
-    crate::solve::SolveError,
+use super::registered::{
+    DatabaseKind, Estimate, GameInfo, RegisteredGame, SearchHelp, TableSharing,
 };
+use super::searched::DynBookGame;
+use crate::core::BoundHeuristic;
 
 /// Registry name.
 pub(crate) const NAME: &str = "dots-and-boxes";
@@ -105,43 +98,14 @@ impl RegisteredGame for DotsAndBoxes {
 
     /// Every board is searched: past the tables always, and a board of
     /// the tables when its table is missing.
-    #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
-    }
-
-    /// The dense solver, over the table of every edge set.
-    #[cfg(feature = "engine")]
-    fn run_solver(&self, progress: &dyn Progress) -> Result<Solved, SolveError> {
-        dense::solve_dense(self, progress).map(Solved::from)
-    }
-
-    /// The ranks solve a dense table with their own solver
-    /// ([`RegisteredGame::run_dense_solver_on_ranks`]).
-    #[cfg(feature = "engine")]
-    fn run_solver_on_ranks(
-        &self,
-        _ex: &dyn Exchange,
-        _progress: &dyn Progress,
-    ) -> Option<Result<RankSolution, SolveError>> {
-        None
-    }
-
-    #[cfg(feature = "engine")]
-    fn run_dense_solver_on_ranks(
-        &self,
-        ex: &dyn Exchange,
-        progress: &dyn Progress,
-        output: Option<&mut dyn DenseOutput>,
-    ) -> Option<Result<DenseRankSummary, SolveError>> {
-        Some(dense::solve_dense_on_ranks(self, ex, progress, output))
     }
 
     /// Every edge set has one byte, and costs about 5 ns; the solve runs on
     /// every thread, the write and read-back of the file (a third of the
     /// time) on one. Past the tables, a book's searches have no measured
     /// model.
-    #[cfg(feature = "engine")]
     fn estimate(&self, _depth: u32, _table_bits: u32, _threads: usize) -> Option<Estimate> {
         if !self.has_table() {
             return None;

@@ -44,11 +44,10 @@ pub use search::Solver;
 
 use std::sync::Arc;
 
-#[cfg(feature = "engine")]
-use super::registered::Estimate;
-use super::registered::{DatabaseKind, GameInfo, RegisteredGame, SearchHelp, TableSharing};
-#[cfg(feature = "search")]
-use crate::solve::book::DynBookGame;
+use super::registered::{
+    DatabaseKind, Estimate, GameInfo, RegisteredGame, SearchHelp, TableSharing,
+};
+use super::searched::DynBookGame;
 
 /// Registry name of k-in-a-row.
 pub(crate) const NAME: &str = "k-in-a-row";
@@ -84,6 +83,11 @@ pub(crate) const INFO: GameInfo = GameInfo {
     new: |spec| Ok(Arc::new(KInARow::from_variant(spec)?)),
 };
 
+/// The layered solver, on one process or on ranks, for the boards solved
+/// completely.
+#[cfg(feature = "engine")]
+impl super::solvers::Solvers for KInARow {}
+
 impl RegisteredGame for KInARow {
     /// Boards of at most [`MAX_FULL_CELLS`] are solved completely, larger
     /// ones get an opening book.
@@ -96,14 +100,12 @@ impl RegisteredGame for KInARow {
     }
 
     /// Every board is searched, the small ones too.
-    #[cfg(feature = "search")]
     fn book_game(&self) -> Option<&dyn DynBookGame> {
         Some(self)
     }
 
     /// Measured on the small boards (see `docs/k-in-a-row.md`); books
     /// have none.
-    #[cfg(feature = "engine")]
     fn estimate(&self, _depth: u32, _table_bits: u32, _threads: usize) -> Option<Estimate> {
         if self.database_kind() != DatabaseKind::Complete {
             return None;
@@ -118,7 +120,6 @@ impl RegisteredGame for KInARow {
 
 /// A board of 15 or 16 cells solved completely: measured 1.1 s and 49 MB
 /// (4x4,k=3), 2.1 s and 60 MB (4x4,k=4).
-#[cfg(feature = "engine")]
 const SIXTEEN_CELLS: Estimate = Estimate {
     cpu_seconds: 2.0,
     parallelism: 1.0,

@@ -41,7 +41,7 @@ mod sample;
 mod spread;
 #[cfg(feature = "engine")]
 pub use build::{build_book, layer_order};
-pub(crate) use dynamic::DynBookGame;
+pub use dynamic::DynBookGame;
 #[cfg(feature = "engine")]
 pub(crate) use sample::{time_searches, SearchTimes};
 #[cfg(feature = "engine")]
