@@ -6,23 +6,16 @@
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
+use super::builder::DynBookBuild;
 use super::{BookError, BookGame};
 use crate::core::{BookSource, Oracle};
 use crate::solve::live::LiveSearch;
 use crate::solve::memory::TableError;
-#[cfg(feature = "engine")]
-use {
-    super::{
-        build_book, build_book_on_ranks, farm::Farm, time_searches, BookOptions, RankBook,
-        SearchTimes,
-    },
-    crate::core::{Progress, Solution},
-    crate::solve::ranks::Exchange,
-};
 
 /// A [`BookGame`] behind a pointer: its book, its tables and its live
-/// search.
-pub trait DynBookGame: Send + Sync {
+/// search; with the engine, the building of its book too
+/// ([`DynBookBuild`]).
+pub trait DynBookGame: Send + Sync + DynBookBuild {
     /// [`BookGame::table_bits_range`].
     fn table_bits_range(&self) -> RangeInclusive<u32>;
 
@@ -50,33 +43,6 @@ pub trait DynBookGame: Send + Sync {
         table_bits: u32,
         searchers: usize,
     ) -> Result<Box<dyn Oracle + Send + Sync>, BookError>;
-
-    /// [`build_book`] of the game.
-    #[cfg(feature = "engine")]
-    fn build_book(
-        &self,
-        options: &BookOptions,
-        progress: &dyn Progress,
-    ) -> Result<Solution, BookError>;
-
-    /// [`build_book_on_ranks`] of the game.
-    #[cfg(feature = "engine")]
-    fn build_book_on_ranks(
-        &self,
-        options: &BookOptions,
-        ex: &dyn Exchange,
-        farm: &dyn Farm,
-        progress: &dyn Progress,
-    ) -> Result<RankBook, BookError>;
-
-    /// [`time_searches`] of the game.
-    #[cfg(feature = "engine")]
-    fn time_searches(
-        &self,
-        states: &[u64],
-        table_bits: u32,
-        threads: usize,
-    ) -> Result<SearchTimes, BookError>;
 }
 
 impl<G: BookGame + Clone + 'static> DynBookGame for G {
@@ -113,35 +79,5 @@ impl<G: BookGame + Clone + 'static> DynBookGame for G {
     ) -> Result<Box<dyn Oracle + Send + Sync>, BookError> {
         let live = LiveSearch::shared(self.clone(), book, table_bits, searchers)?;
         Ok(Box::new(live))
-    }
-
-    #[cfg(feature = "engine")]
-    fn build_book(
-        &self,
-        options: &BookOptions,
-        progress: &dyn Progress,
-    ) -> Result<Solution, BookError> {
-        build_book(self, options, progress)
-    }
-
-    #[cfg(feature = "engine")]
-    fn build_book_on_ranks(
-        &self,
-        options: &BookOptions,
-        ex: &dyn Exchange,
-        farm: &dyn Farm,
-        progress: &dyn Progress,
-    ) -> Result<RankBook, BookError> {
-        build_book_on_ranks(self, options, ex, farm, progress)
-    }
-
-    #[cfg(feature = "engine")]
-    fn time_searches(
-        &self,
-        states: &[u64],
-        table_bits: u32,
-        threads: usize,
-    ) -> Result<SearchTimes, BookError> {
-        time_searches(self, states, table_bits, threads)
     }
 }

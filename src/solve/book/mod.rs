@@ -30,22 +30,13 @@ use crate::core::layout::LayoutOverflow;
 use crate::core::{BookSource, Cancel, Corrupted, Game, Value};
 use crate::solve::memory::TableError;
 
-#[cfg(feature = "engine")]
-mod build;
+#[cfg_attr(not(feature = "engine"), path = "no_builder.rs")]
+mod builder;
 mod dynamic;
+pub(crate) use builder::threads;
 #[cfg(feature = "engine")]
-pub mod farm;
-#[cfg(feature = "engine")]
-mod sample;
-#[cfg(feature = "engine")]
-mod spread;
-#[cfg(feature = "engine")]
-pub use build::{build_book, layer_order};
+pub use builder::{build_book, farm, layer_order, RankBook, SearchTimes};
 pub use dynamic::DynBookGame;
-#[cfg(feature = "engine")]
-pub(crate) use sample::{time_searches, SearchTimes};
-#[cfg(feature = "engine")]
-pub(crate) use spread::{build_book_on_ranks, RankBook};
 
 /// The `log2` of the transposition table entries a game's search takes by
 /// default unless its board asks for more ([`BookGame::wanted_table_bits`]):
@@ -346,18 +337,5 @@ pub fn check_checkpoint_path(path: &Path) -> Result<(), BookError> {
                 "not a regular file"
             },
         }),
-    }
-}
-
-/// The threads a book's search can use: rayon's, or the machine's cores
-/// where rayon is not built in.
-pub(super) fn threads() -> usize {
-    #[cfg(feature = "engine")]
-    {
-        rayon::current_num_threads().max(1)
-    }
-    #[cfg(not(feature = "engine"))]
-    {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use super::{BookError, BookGame};
 use crate::core::platform::thread_cpu_time;
+use crate::solve::book::{BookError, BookGame};
 
 /// What a timed sample of searches took, added up over its threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -32,8 +32,8 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Condvar, Mutex};
 
-use super::BookError;
 use crate::core::Value;
+use crate::solve::book::BookError;
 
 /// Point-to-point messages between the ranks of a job, for the farm. Rank 0
 /// deals work and calls [`Farm::receive_any`]; the others call

@@ -24,9 +24,9 @@ use std::time::Instant;
 
 use super::build::{Checkpoint, Saver, FLUSH_EVERY, SEARCH_BATCH};
 use super::farm::{self, Dealer, Farm, Table};
-use super::{BookError, BookGame, BookOptions};
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress, Value};
+use crate::solve::book::{BookError, BookGame, BookOptions};
 use crate::solve::index::SortedIndex;
 use crate::solve::ranks::{
     finish, for_rounds, human_bytes, owner, Counted, Exchange, RankSolution,

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress, Solution, Value};
 
-use super::{check_checkpoint_path, BookError, BookGame, BookOptions};
+use crate::solve::book::{check_checkpoint_path, BookError, BookGame, BookOptions};
 use crate::solve::index::SortedIndex;
 
 /// Canonical states per parallel work item.
