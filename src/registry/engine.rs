@@ -49,7 +49,7 @@ pub enum CalibrationError {
 
 impl AnyGame {
     /// Solves the game completely, with the solver it names
-    /// ([`super::RegisteredGame::run_solver`], monomorphised per game for speed).
+    /// ([`crate::games::solvers::Solvers::run_solver`], monomorphised per game for speed).
     ///
     /// Fails on a board whose database is an opening book (build that with
     /// [`AnyGame::build_book`]), and on one whose records do not fit.
@@ -114,7 +114,7 @@ impl AnyGame {
 
     /// [`AnyGame::build_book`] on the ranks of a job: every rank calls
     /// this, holds its share of the book and searches its share of the
-    /// deepest layer ([`crate::solve::book::build_book_on_ranks`]); `None`
+    /// deepest layer (`build_book_on_ranks`); `None`
     /// for a game without a book.
     pub fn build_book_on_ranks(
         &self,

@@ -39,43 +39,13 @@
 //! of the deepest as rank 0 deals it through the `book::farm` protocol
 //! (`mpi` holds the MPI side of both, feature `mpi`).
 
-#[cfg(feature = "engine")]
-mod backward;
 pub mod book;
 #[cfg(feature = "engine")]
-pub mod bucketed;
-#[cfg(feature = "engine")]
-pub(crate) mod buckets;
-#[cfg(feature = "engine")]
-mod cell;
-#[cfg(feature = "engine")]
-pub mod dense;
-#[cfg(feature = "engine")]
-mod edges;
-#[cfg(feature = "engine")]
-mod error;
-#[cfg(feature = "engine")]
-mod forward;
-#[cfg(feature = "engine")]
-mod index;
-#[cfg(feature = "engine")]
-mod layered;
+pub(crate) mod complete;
 pub mod live;
 pub mod memory;
-#[cfg(feature = "engine")]
-mod radix;
-#[cfg(feature = "engine")]
-pub mod ranks;
-#[cfg(feature = "engine")]
-pub(crate) mod ranks_bucketed;
-#[cfg(feature = "engine")]
-mod table;
 #[cfg(test)]
 mod tests;
-#[cfg(all(test, feature = "engine"))]
-mod threads;
 
 #[cfg(feature = "engine")]
-pub use error::SolveError;
-#[cfg(feature = "engine")]
-pub use layered::solve;
+pub use complete::{bucketed, dense, ranks, solve, SolveError};

@@ -6,7 +6,7 @@ use super::children::Emit;
 use super::BritishSquare;
 use crate::core::{Edge, Game, Move, Progress, Solved};
 use crate::games::solvers::Solvers;
-use crate::solve::buckets::{BucketScheme, Bucketed, ClassSink};
+use crate::solve::complete::buckets::{BucketScheme, Bucketed, ClassSink};
 use crate::solve::ranks::{Exchange, RankSolution};
 use crate::solve::{self, SolveError};
 
@@ -22,7 +22,7 @@ impl Solvers for BritishSquare {
         ex: &dyn Exchange,
         progress: &dyn Progress,
     ) -> Option<Result<RankSolution, SolveError>> {
-        Some(solve::ranks_bucketed::solve(self, ex, progress))
+        Some(solve::complete::ranks_bucketed::solve(self, ex, progress))
     }
 }
 

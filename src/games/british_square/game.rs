@@ -25,7 +25,7 @@ pub struct BritishSquare {
     /// (checked once).
     pub(super) simd: Simd,
     /// Per cell: its orbit under the 8 symmetries (the class of a move
-    /// there, see [`crate::solve::buckets::Bucketed`]).
+    /// there, see [`crate::solve::complete::buckets::Bucketed`]).
     pub(super) orbit: Vec<u8>,
     /// The number of cells of each orbit.
     pub(super) orbit_sizes: Vec<u32>,

@@ -349,6 +349,7 @@ fn the_shipped_book_holds_every_early_position_with_its_score() {
     }
 }
 
+#[cfg(feature = "shipped-books")]
 #[test]
 fn a_packed_book_read_by_ranges_wants_every_block_at_once() {
     // A live search takes every entry of its book: read by ranges (the

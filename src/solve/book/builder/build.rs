@@ -14,7 +14,7 @@ use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress, Solution, Value};
 
 use crate::solve::book::{check_checkpoint_path, BookError, BookGame, BookOptions};
-use crate::solve::index::SortedIndex;
+use crate::solve::complete::index::SortedIndex;
 
 /// Canonical states per parallel work item.
 const CHUNK: usize = 4096;
@@ -107,8 +107,12 @@ pub fn build_book<G: BookGame>(
         .iter()
         .zip(&all_values)
         .flat_map(|(keys, values)| keys.iter().copied().zip(values.iter().copied()));
-    let records =
-        crate::solve::layered::sorted_records(pairs, layer_sizes.iter().sum(), &layout, progress)?;
+    let records = crate::solve::complete::layered::sorted_records(
+        pairs,
+        layer_sizes.iter().sum(),
+        &layout,
+        progress,
+    )?;
     Ok(Solution {
         records,
         layout,

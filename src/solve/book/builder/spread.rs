@@ -27,7 +27,7 @@ use super::farm::{self, Dealer, Farm, Table};
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress, Value};
 use crate::solve::book::{BookError, BookGame, BookOptions};
-use crate::solve::index::SortedIndex;
+use crate::solve::complete::index::SortedIndex;
 use crate::solve::ranks::{
     finish, for_rounds, human_bytes, owner, Counted, Exchange, RankSolution,
 };
@@ -514,7 +514,7 @@ mod tests {
     use crate::games::connect_four::ConnectFour;
     use crate::games::dandelions::Dandelions;
     use crate::solve::book::build_book;
-    use crate::solve::threads::on_threads;
+    use crate::solve::complete::threads::on_threads;
 
     /// The book of `game` built on `ranks` threads, its records in order
     /// and whether it is complete.

@@ -9,8 +9,8 @@ use super::message::{garbled, pack16, unpack16};
 use super::{bucket_owner, class_starts, new_probe, too_large, HashMap, Owned, Solve, PARENTS};
 use crate::core::{Edge, Progress};
 use crate::solve::bucketed::{close, expand, Probe, MAX_BUCKET};
-use crate::solve::buckets::{BucketScheme, Bucketed, NO_BUCKET};
-use crate::solve::error::SolveError;
+use crate::solve::complete::buckets::{BucketScheme, Bucketed, NO_BUCKET};
+use crate::solve::complete::error::SolveError;
 use crate::solve::ranks::{human_bytes, Counted, Exchange};
 
 /// The forward pass: fills `buckets` and `by_layer` (this rank's buckets of

@@ -17,9 +17,9 @@ use super::arena::{key_chunks, lengthen, reserved_words, share, unshare};
 use super::name::{name, Named};
 use super::{Bucket, Solve};
 use crate::core::Progress;
-use crate::solve::backward::Kind;
-use crate::solve::buckets::{BucketScheme, Bucketed, ClassSink, MAX_CLASSES, NO_BUCKET};
-use crate::solve::error::SolveError;
+use crate::solve::complete::backward::Kind;
+use crate::solve::complete::buckets::{BucketScheme, Bucketed, ClassSink, MAX_CLASSES, NO_BUCKET};
+use crate::solve::complete::error::SolveError;
 
 /// What the forward pass found: every bucket's states and edges.
 pub(super) struct Enumerated {

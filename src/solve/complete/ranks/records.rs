@@ -3,7 +3,7 @@
 
 use super::{Counted, Exchange, RankSolution};
 use crate::core::layout::RecordLayout;
-use crate::solve::error::SolveError;
+use crate::solve::complete::error::SolveError;
 
 /// Records sent to each rank per round when they go to the rank of their
 /// key range.
@@ -45,7 +45,7 @@ fn by_range(
 ) -> Result<Vec<u64>, SolveError> {
     let ranks = ex.size();
     if ranks == 1 {
-        crate::solve::radix::sort(&mut records, key_shift);
+        crate::solve::complete::radix::sort(&mut records, key_shift);
         return Ok(records);
     }
     // A sample of every rank's keys, evenly spaced in its (unsorted)
@@ -92,6 +92,6 @@ fn by_range(
     }
     drop(outgoing);
     crate::core::platform::release_free_memory();
-    crate::solve::radix::sort(&mut mine, key_shift);
+    crate::solve::complete::radix::sort(&mut mine, key_shift);
     Ok(mine)
 }

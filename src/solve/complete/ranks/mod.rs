@@ -38,8 +38,8 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 pub use exchange::Exchange;
-pub(super) use exchange::{for_rounds, human_bytes, Counted};
-pub(super) use records::finish;
+pub(in crate::solve) use exchange::{for_rounds, human_bytes, Counted};
+pub(in crate::solve) use records::finish;
 
 use super::error::{overflow, SolveError};
 use crate::core::layout::RecordLayout;

@@ -1,6 +1,6 @@
 //! What the ranks send each other, packed into words.
 
-use crate::solve::error::SolveError;
+use crate::solve::complete::error::SolveError;
 
 /// The error of a message that does not parse.
 pub(super) fn garbled(reason: &str) -> SolveError {

@@ -11,7 +11,7 @@ use crate::core::{Game, Progress, Solution, Value};
 /// Every state with its value packed into a record (checked against the
 /// layout), the records sorted: the last step of the layered solver and of
 /// the book builder. `count` is the number of pairs.
-pub(super) fn sorted_records(
+pub(crate) fn sorted_records(
     pairs: impl Iterator<Item = (u64, Value)>,
     count: usize,
     layout: &RecordLayout,

@@ -3,8 +3,8 @@
 
 use super::{human_bytes, owner, Counted, Exchange, KeySet};
 use crate::core::{Game, Progress};
-use crate::solve::error::SolveError;
-use crate::solve::forward;
+use crate::solve::complete::error::SolveError;
+use crate::solve::complete::forward;
 
 /// The forward pass: this rank's states of every layer, each layer sorted,
 /// and the bytes all ranks sent while expanding each layer.

@@ -7,8 +7,8 @@ use std::cell::RefCell;
 use super::probe::Probe;
 use super::{KeysAt, SameEdge, MAX_BUCKET};
 use crate::core::Edge;
-use crate::solve::buckets::{BucketScheme, Bucketed, MAX_CLASSES};
-use crate::solve::error::SolveError;
+use crate::solve::complete::buckets::{BucketScheme, Bucketed, MAX_CLASSES};
+use crate::solve::complete::error::SolveError;
 
 thread_local! {
     /// The name step's buffers.

@@ -143,8 +143,9 @@ fn a_game_that_breaks_its_bucket_scheme_gets_an_error() {
     for (lie, on_ranks) in lies.into_iter().flat_map(|l| [(l, false), (l, true)]) {
         let g = Broken(BritishSquare::from_variant("4x4").unwrap(), lie);
         let solved = if on_ranks {
-            crate::solve::threads::on_threads(1, |ex| {
-                crate::solve::ranks_bucketed::solve(&g, ex, &NoProgress).map(|s| s.records)
+            crate::solve::complete::threads::on_threads(1, |ex| {
+                crate::solve::complete::ranks_bucketed::solve(&g, ex, &NoProgress)
+                    .map(|s| s.records)
             })
             .remove(0)
         } else {

@@ -4,10 +4,10 @@
 use super::{for_rounds, human_bytes, owner, Counted, Exchange};
 use crate::core::layout::RecordLayout;
 use crate::core::{Edge, Game, Progress};
-use crate::solve::backward;
-use crate::solve::cell::Cell;
-use crate::solve::error::SolveError;
-use crate::solve::index::SortedIndex;
+use crate::solve::complete::backward;
+use crate::solve::complete::cell::Cell;
+use crate::solve::complete::error::SolveError;
+use crate::solve::complete::index::SortedIndex;
 
 /// A value in a reply: the packed [`Cell`], or this for "not scored yet".
 const PENDING: u64 = u64::MAX;

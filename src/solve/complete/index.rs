@@ -3,7 +3,7 @@
 //! across a layer of megabytes or gigabytes.
 
 /// A sorted, duplicate-free slice of keys with an index on their top bits.
-pub(super) struct SortedIndex<'a> {
+pub(crate) struct SortedIndex<'a> {
     keys: &'a [u64],
     shift: u32,
     /// `starts[b]`: the place of the first key whose top bits are `b` or
@@ -17,7 +17,7 @@ const MAX_INDEX_BITS: u32 = 24;
 impl<'a> SortedIndex<'a> {
     /// Indexes `keys` (sorted, without duplicates, fewer than 2^32) with
     /// about one entry per two keys.
-    pub(super) fn new(keys: &'a [u64]) -> SortedIndex<'a> {
+    pub(crate) fn new(keys: &'a [u64]) -> SortedIndex<'a> {
         let last = keys.last().copied().unwrap_or(0);
         let bits = (usize::BITS - keys.len().leading_zeros()).clamp(1, MAX_INDEX_BITS);
         let shift = (64 - last.leading_zeros()).saturating_sub(bits);
@@ -39,7 +39,7 @@ impl<'a> SortedIndex<'a> {
 
     /// The place of `key`, if the slice holds it.
     #[inline]
-    pub(super) fn find(&self, key: u64) -> Option<usize> {
+    pub(crate) fn find(&self, key: u64) -> Option<usize> {
         let b = usize::try_from(key >> self.shift).ok()?;
         let (&from, &to) = (self.starts.get(b)?, self.starts.get(b + 1)?);
         let (from, to) = (from as usize, to as usize);

@@ -5,10 +5,10 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Barrier, Mutex};
 
-use super::book::farm::Farm;
-use super::book::BookError;
 use super::ranks::Exchange;
 use super::SolveError;
+use crate::solve::book::farm::Farm;
+use crate::solve::book::BookError;
 
 /// One rank of a job of threads.
 pub(crate) struct Threads {

@@ -7,9 +7,9 @@ use super::{bucket_owner, class_starts, HashMap, Owned, Solve, FETCH_STATES};
 use crate::core::layout::RecordLayout;
 use crate::core::Progress;
 use crate::solve::bucketed::{score_states, ClassEdges, Values};
-use crate::solve::buckets::Bucketed;
-use crate::solve::cell::Cell;
-use crate::solve::error::SolveError;
+use crate::solve::complete::buckets::Bucketed;
+use crate::solve::complete::cell::Cell;
+use crate::solve::complete::error::SolveError;
 use crate::solve::ranks::{human_bytes, Counted, Exchange};
 
 /// The backward pass: scores every state of this rank's buckets; the bytes

@@ -3,7 +3,7 @@
 //! size over them.
 
 use super::ROUND;
-use crate::solve::error::SolveError;
+use crate::solve::complete::error::SolveError;
 
 /// The collective operations the ranks need. Every rank calls each method
 /// the same number of times, in the same order.

@@ -8,7 +8,7 @@ use super::{Bucket, Solve};
 use crate::core::layout::RecordLayout;
 use crate::core::platform::advise_huge_pages;
 use crate::core::Progress;
-use crate::solve::error::SolveError;
+use crate::solve::complete::error::SolveError;
 
 /// The records of every state `found` holds, scored, sorted (their array
 /// the id arena's memory); the number of states of each layer.
@@ -101,7 +101,7 @@ fn pack_sorted(
     let repeated = parts
         .into_par_iter()
         .map_init(Vec::new, |scratch, p| {
-            crate::solve::radix::sort_in_place(p, scratch);
+            crate::solve::complete::radix::sort_in_place(p, scratch);
             p.windows(2)
                 .find(|w| layout.key(w[0]) == layout.key(w[1]))
                 .map(|w| layout.key(w[0]))

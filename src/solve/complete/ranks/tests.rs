@@ -3,7 +3,7 @@
 use super::*;
 use crate::core::NoProgress;
 use crate::games::british_square::BritishSquare;
-use crate::solve::threads::Threads;
+use crate::solve::complete::threads::Threads;
 
 fn on_threads(game: &BritishSquare, ranks: usize) -> Vec<RankSolution> {
     on_threads_with(game, ranks, &|g, ex| solve(g, ex, &NoProgress).unwrap())
@@ -14,13 +14,13 @@ fn on_threads_with(
     ranks: usize,
     solver: &(dyn Fn(&BritishSquare, &Threads) -> RankSolution + Sync),
 ) -> Vec<RankSolution> {
-    crate::solve::threads::on_threads(ranks, |ex| solver(game, ex))
+    crate::solve::complete::threads::on_threads(ranks, |ex| solver(game, ex))
 }
 
 #[test]
 fn ranks_give_the_one_process_records() {
     let bucketed = |g: &BritishSquare, ex: &Threads| {
-        crate::solve::ranks_bucketed::solve(g, ex, &NoProgress).unwrap()
+        crate::solve::complete::ranks_bucketed::solve(g, ex, &NoProgress).unwrap()
     };
     for variant in ["3x3", "4x4", "4x4,center-allowed"] {
         let game = BritishSquare::from_variant(variant).unwrap();
@@ -119,7 +119,7 @@ fn dense_ranks_give_the_one_process_table_and_resume_after_any_wave() {
                     done,
                     marked: Vec::new(),
                 });
-                let summaries = crate::solve::threads::on_threads(ranks, |ex| {
+                let summaries = crate::solve::complete::threads::on_threads(ranks, |ex| {
                     if ex.rank() == 0 {
                         let mut out = out.lock().unwrap();
                         solve_dense_on_ranks(&game, ex, &NoProgress, Some(&mut *out)).unwrap()

@@ -12,10 +12,10 @@ use super::values::Values;
 use super::{Bucket, SameEdge, Solve};
 use crate::core::layout::RecordLayout;
 use crate::core::Progress;
-use crate::solve::backward::{best_value, through, Kind};
-use crate::solve::buckets::Bucketed;
-use crate::solve::cell::Cell;
-use crate::solve::error::SolveError;
+use crate::solve::complete::backward::{best_value, through, Kind};
+use crate::solve::complete::buckets::Bucketed;
+use crate::solve::complete::cell::Cell;
+use crate::solve::complete::error::SolveError;
 
 thread_local! {
     /// The score step's buffers: class counts per state, and the state of

@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use crate::solve::cell::Cell;
+use crate::solve::complete::cell::Cell;
 
 /// A bucket's values by local id: one-byte codes into a palette when there
 /// are at most 256 distinct values (British Square has fewer than 70).
