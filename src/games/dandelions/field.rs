@@ -12,7 +12,7 @@ pub(super) const DR: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
 pub(super) const DC: [i32; 8] = [1, 1, 0, -1, -1, -1, 0, 1];
 
 /// Turns of a game: 7 flowers and 7 winds, alternating.
-pub const TURNS: u32 = 14;
+pub(crate) const TURNS: u32 = 14;
 
 /// The largest side: a 6x6 field would need 3^36 > 2^57 key values plus 8
 /// direction bits, more than a 64-bit record holds beside the value.

@@ -36,10 +36,10 @@ pub mod search;
 #[cfg(test)]
 mod tests;
 
-pub use field::{Field, Geometry, TURNS};
+pub use field::{Field, Geometry};
 pub use game::Dandelions;
 #[cfg(feature = "search")]
-pub use search::{decode, Solver, ENDGAME_TURNS};
+pub use search::{decode, Solver};
 
 use std::sync::Arc;
 

@@ -4,7 +4,9 @@
 
 use crate::core::NoProgress;
 use crate::core::{Edge, Game};
-use crate::games::dandelions::{Dandelions, Field, Geometry, Solver, ENDGAME_TURNS, TURNS};
+use crate::games::dandelions::field::TURNS;
+use crate::games::dandelions::search::ENDGAME_TURNS;
+use crate::games::dandelions::{Dandelions, Field, Geometry, Solver};
 use crate::solve::book::{build_book, BookOptions};
 use crate::Value;
 use proptest::prelude::*;

@@ -11,9 +11,9 @@ mod spread;
 
 pub use build::{build_book, layer_order};
 use sample::time_searches;
-pub use sample::SearchTimes;
+pub(crate) use sample::SearchTimes;
 use spread::build_book_on_ranks;
-pub use spread::RankBook;
+pub(crate) use spread::RankBook;
 
 use super::{BookError, BookGame, BookOptions};
 use crate::core::{Progress, Solution};
