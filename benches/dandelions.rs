@@ -96,7 +96,7 @@ fn live(n: usize, turns: u32, book: Option<&str>) -> bool {
     let live = LiveSearch::new(
         game.clone(),
         db.as_ref().map(|d| d as &dyn boardsolve::core::BookSource),
-        boardsolve::solve::live::DEFAULT_TABLE_BITS,
+        boardsolve::solve::book::DEFAULT_TABLE_BITS,
     )
     .expect("live search");
     let mut seed = 0x5eed_1234_abcd_ef01u64;

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use boardsolve::cli::EXIT_STATUS_HELP;
-use boardsolve::db::pack::{PackOptions, DEFAULT_BLOCK_ENTRIES};
+use boardsolve::cli::PACK_BLOCK_ENTRIES;
+use boardsolve::db::pack::PackOptions;
 use boardsolve::registry;
 use clap::{CommandFactory, Parser};
 
@@ -100,7 +101,7 @@ impl Args {
             }
             (Layout::Plain, None) => Ok(None),
             (Layout::Packed, n) => Ok(Some(PackOptions {
-                block_entries: n.unwrap_or(DEFAULT_BLOCK_ENTRIES),
+                block_entries: n.unwrap_or(PACK_BLOCK_ENTRIES),
                 ..PackOptions::default()
             })),
         }

@@ -1,7 +1,8 @@
 //! The live search past an opening book (feature `search`): turning it on,
 //! its memory, and the games answered without a file.
 
-pub use boardsolve::solve::live::{default_searchers, DEFAULT_TABLE_BITS};
+pub use boardsolve::solve::book::DEFAULT_TABLE_BITS;
+pub use boardsolve::solve::live::default_searchers;
 pub use boardsolve::solve::memory::TableError;
 
 use crate::error::ProbeError;
@@ -94,6 +95,22 @@ impl Tablebase {
     /// on a size out of the game's range or larger than the memory the
     /// system has available; and when the allocator refuses the tables.
     /// Games without a book are unchanged.
+    ///
+    /// A call made inside [`crate::Cancel::run`] stops its search soon
+    /// after the flag is set, and fails with [`ProbeError::Stopped`]:
+    ///
+    /// ```no_run
+    /// use boardsolve_probe::{Cancel, Tablebase};
+    /// let tb = Tablebase::open("c4.db")?.with_search(22)?;
+    /// let cancel = Cancel::new();
+    /// let stopper = cancel.clone(); // to another thread: `stopper.cancel()`
+    /// match cancel.run(|| tb.probe("44")) {
+    ///     Err(e) if e.is_stopped() => println!("stopped"),
+    ///     answer => println!("{:?}", answer?.value()),
+    /// }
+    /// # drop(stopper);
+    /// # Ok::<(), boardsolve_probe::ProbeError>(())
+    /// ```
     pub fn with_search(self, table_bits: u32) -> Result<Tablebase, ProbeError> {
         self.with_searchers(table_bits, default_searchers())
     }

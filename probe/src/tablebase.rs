@@ -40,25 +40,8 @@ pub const GROUP: usize = 16;
 /// Any call made inside [`crate::Cancel::run`] stops its search soon after
 /// the flag is set (from another thread, or by the flag's deadline),
 /// waiting for a searcher included, and fails with
-/// [`ProbeError::Stopped`] (or [`ProbeError::TimedOut`] at the deadline):
-///
-/// ```no_run
-/// # #[cfg(not(feature = "search"))]
-/// # fn main() {}
-/// # #[cfg(feature = "search")]
-/// # fn main() -> Result<(), boardsolve_probe::ProbeError> {
-/// use boardsolve_probe::{Cancel, Tablebase};
-/// let tb = Tablebase::open("c4.db")?.with_search(22)?;
-/// let cancel = Cancel::new();
-/// let stopper = cancel.clone(); // to another thread: `stopper.cancel()`
-/// match cancel.run(|| tb.probe("44")) {
-///     Err(e) if e.is_stopped() => println!("stopped"),
-///     answer => println!("{:?}", answer?.value()),
-/// }
-/// # drop(stopper);
-/// # Ok(())
-/// # }
-/// ```
+/// [`ProbeError::Stopped`] (or [`ProbeError::TimedOut`] at the deadline);
+/// `Tablebase::with_search` shows how.
 pub struct Tablebase {
     /// The file; `None` for a game answered by search alone.
     pub(crate) db: Option<Arc<Database>>,

@@ -16,7 +16,7 @@ use super::packed::{inflate, Codec};
 use super::{Database, DbError};
 use crate::core::{Corrupted, Game, LayoutKind, Progress};
 
-pub use super::header::DEFAULT_BLOCK_ENTRIES;
+use super::header::DEFAULT_BLOCK_ENTRIES;
 pub(crate) use super::header::DEFAULT_LEVEL;
 
 /// How to pack.

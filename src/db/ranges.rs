@@ -56,7 +56,7 @@ impl RangeFile {
     }
 
     /// The file's length in bytes.
-    pub(crate) fn len(&self) -> u64 {
+    pub fn len(&self) -> u64 {
         self.len
     }
 

@@ -26,7 +26,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 // The default table size is the books' default of
 // `BookGame::wanted_table_bits`, defined beside it; live searches take it too.
-pub use super::book::DEFAULT_TABLE_BITS;
 
 use super::book::{BookError, BookGame};
 use super::memory;
@@ -860,7 +859,7 @@ mod tests {
             }
         }
         let other = ConnectFour::from_variant("7x6").expect("variant");
-        assert!(default_table_bits(&other, 1) <= DEFAULT_TABLE_BITS);
+        assert!(default_table_bits(&other, 1) <= crate::solve::book::DEFAULT_TABLE_BITS);
     }
 
     use crate::solve::memory::TableError;

@@ -13,7 +13,7 @@
 
 pub mod heuristics;
 pub(crate) mod index;
-pub mod playouts;
+pub(crate) mod playouts;
 #[cfg(test)]
 mod tests;
 

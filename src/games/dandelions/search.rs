@@ -73,7 +73,7 @@ const SHALLOW: u32 = 2;
 const OFFSET: i32 = 1 << 15;
 /// States with at most this many turns left are searched by
 /// [`Solver::solve_endgame`] when a book is built.
-pub const ENDGAME_TURNS: u32 = 5;
+pub(crate) const ENDGAME_TURNS: u32 = 5;
 
 impl Solver {
     /// A solver on `geo` with a table of `2^bits` entries (16 bytes each;

@@ -35,9 +35,8 @@ mod builder;
 mod dynamic;
 pub(crate) use builder::threads;
 #[cfg(feature = "engine")]
-pub use builder::{build_book, farm, layer_order};
-pub(crate) use builder::RankBook;
-pub(crate) use dynamic::DynBookGame;
+pub use builder::{build_book, farm, layer_order, RankBook};
+pub use dynamic::DynBookGame;
 
 /// The `log2` of the transposition table entries a game's search takes by
 /// default unless its board asks for more ([`BookGame::wanted_table_bits`]):

@@ -13,7 +13,7 @@ pub use build::{build_book, layer_order};
 use sample::time_searches;
 pub(crate) use sample::SearchTimes;
 use spread::build_book_on_ranks;
-pub(crate) use spread::RankBook;
+pub use spread::RankBook;
 
 use super::{BookError, BookGame, BookOptions};
 use crate::core::{Progress, Solution};
