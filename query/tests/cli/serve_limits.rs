@@ -801,8 +801,12 @@ fn serve_keeps_lookups_out_of_the_search_queue_and_threads_bounded_under_a_flood
     // included): 20 s is room for a busy machine, where one left to run
     // would take minutes.
     assert!(slowest < Duration::from_secs(20), "{slowest:?}");
-    // Threads: the runtime's, the search threads; no more.
-    assert!(peak.0 <= threads_before + 2, "{} threads", peak.0);
+    // Threads: those of the start (the runtime's and the two search
+    // threads), and while the searches run, at most two a searcher
+    // besides them: an idle searcher lent to another search runs on a
+    // thread of that search, and a Connect Four search adds a helper on
+    // one more. Bounded, whatever the number of requests.
+    assert!(peak.0 <= threads_before + 4, "{} threads", peak.0);
     assert!(peak.1 < 400 << 20, "{} MiB", peak.1 >> 20);
     // Idle once the clients stop: every search was answered by then, and
     // none goes on past its answer (it stops within milliseconds; sampled
