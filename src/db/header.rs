@@ -519,7 +519,7 @@ mod tests {
             record_count: 42,
             records_checksum: 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
             start_key: 0,
-            generator: "boardsolve 0.1.0".into(),
+            generator: "boardsolve 0.2.0".into(),
             packed: None,
         }
     }

@@ -28,7 +28,7 @@ wheels=("$scratch"/wheels/*.whl)
 [ "${#wheels[@]}" = 1 ] && [ -f "${wheels[0]}" ] || fail "expected one wheel, found: ${wheels[*]}"
 wheel=${wheels[0]}
 case "$(basename "$wheel")" in
-    boardsolve-0.1.0-cp39-abi3-*.whl) ;;
+    boardsolve-0.2.0-cp39-abi3-*.whl) ;;
     *) fail "not an abi3 wheel for CPython 3.9 and later: $(basename "$wheel")" ;;
 esac
 
@@ -38,12 +38,12 @@ import email.parser, sys, zipfile
 
 wheel = zipfile.ZipFile(sys.argv[1])
 names = wheel.namelist()
-info = "boardsolve-0.1.0.dist-info/"
+info = "boardsolve-0.2.0.dist-info/"
 meta = email.parser.Parser().parsestr(wheel.read(info + "METADATA").decode())
 tags = email.parser.Parser().parsestr(wheel.read(info + "WHEEL").decode()).get_all("Tag")
 want = {
     "Name": "boardsolve",
-    "Version": "0.1.0",
+    "Version": "0.2.0",
     "License-Expression": "MIT OR Apache-2.0",
     "Requires-Python": ">=3.9",
 }
