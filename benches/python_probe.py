@@ -1,8 +1,11 @@
 """Throughput of the Python package over bsq.db (medians of 5 runs).
 
-    target/python-venv/bin/python benches/python_probe.py bsq.db pos1m.txt
+    target/python-venv/bin/python benches/python_probe.py bsq.db pos1m.txt [N]
 
-`pos1m.txt` is `cargo run --release --example random_positions -- 1000000 7`.
+`pos1m.txt` is `cargo run --release --example random_positions -- 1000000 7`;
+the batches of answers take its first N positions (200,000 by default).
+On one thread: `RAYON_NUM_THREADS=1 taskset -c 0 ...` (the answers and the
+objects then share one core).
 """
 
 import gc
@@ -35,10 +38,11 @@ def loads_all(lines):
 def main():
     db = boardsolve.open(sys.argv[1])
     positions = open(sys.argv[2]).read().splitlines()
-    few = positions[:200_000]
+    few = positions[: int(sys.argv[3]) if len(sys.argv) > 3 else 200_000]
+    count = f"{len(few):,}"
     for name, f, n in [
-        ("probe_many (dicts), 200,000 positions", lambda: db.probe_many(few), len(few)),
-        ("probe_lines (JSON text), 200,000 positions", lambda: db.probe_lines(few), len(few)),
+        (f"probe_many (dicts), {count} positions", lambda: db.probe_many(few), len(few)),
+        (f"probe_lines (JSON text), {count} positions", lambda: db.probe_lines(few), len(few)),
         ("json.loads of probe_lines (the dicts CPython's decoder makes)",
          lambda: loads_all(db.probe_lines(few)), len(few)),
         ("values (two NumPy arrays), all positions", lambda: db.values(positions), len(positions)),

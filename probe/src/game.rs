@@ -9,23 +9,33 @@ use boardsolve::render::Presentation;
 use boardsolve::Player;
 
 use crate::error::ProbeError;
+use crate::position::Move;
+
+/// Moves whose names a game keeps once made (codes below this): a move's
+/// name depends on its game and its code alone, and answers name the same
+/// few moves again and again.
+const NAMED: usize = 256;
+
+/// A game's moves, each made once, by code.
+pub(crate) type Named = [OnceLock<Move>; NAMED];
 
 /// One game and variant (British Square 5x5, Connect Four 7x6, ...): its
 /// names, its notation and the words its answers use.
 ///
 /// A handle: copying it is free, and every handle of one game and variant
 /// is the same (`==`). Each game and variant is set up once in a process
-/// and kept for its life (a few kilobytes, or a few hundred for the
-/// largest symmetry tables), so that positions and answers can refer to it
-/// without counting references.
+/// and kept for its life (tens of kilobytes with the names of its moves,
+/// or a few hundred for the largest symmetry tables), so that positions
+/// and answers can refer to it without counting references.
 #[derive(Clone, Copy)]
 pub struct Game {
     pub(crate) any: &'static AnyGame,
+    pub(crate) named: &'static Named,
 }
 
 /// The games set up so far, by label (`british-square 5x5`).
-fn set_up() -> &'static Mutex<HashMap<String, &'static AnyGame>> {
-    static GAMES: OnceLock<Mutex<HashMap<String, &'static AnyGame>>> = OnceLock::new();
+fn set_up() -> &'static Mutex<HashMap<String, Game>> {
+    static GAMES: OnceLock<Mutex<HashMap<String, Game>>> = OnceLock::new();
     GAMES.get_or_init(Default::default)
 }
 
@@ -41,10 +51,10 @@ impl Game {
         let label = any.label();
         // A panic elsewhere while the lock was held leaves the map whole.
         let mut games = set_up().lock().unwrap_or_else(|p| p.into_inner());
-        let any = *games
-            .entry(label)
-            .or_insert_with(|| Box::leak(Box::new(any)));
-        Game { any }
+        *games.entry(label).or_insert_with(|| Game {
+            any: Box::leak(Box::new(any)),
+            named: Box::leak(Box::new(std::array::from_fn(|_| OnceLock::new()))),
+        })
     }
 
     /// The canonical spelling of `variant` of the game `name` (`5x5` for

@@ -191,6 +191,14 @@ pub struct Move {
 
 impl Move {
     pub(crate) fn new(game: Game, code: boardsolve::Move) -> Move {
+        match game.named.get(usize::from(code.0)) {
+            Some(named) => *named.get_or_init(|| Move::named(game, code)),
+            None => Move::named(game, code),
+        }
+    }
+
+    /// The move `code` of `game`, its name made.
+    fn named(game: Game, code: boardsolve::Move) -> Move {
         thread_local! {
             // Answers name tens of moves each: one buffer a thread, not
             // one allocation a move.

@@ -313,13 +313,10 @@ impl Tablebase {
     /// made as one batch.
     pub fn evals(&self, positions: &[Position]) -> Vec<Result<Eval, ProbeError>> {
         let g = self.game.present();
-        let own: Vec<Result<u64, ProbeError>> = positions
+        let states: Vec<u64> = positions
             .iter()
-            .map(|p| self.own(p).map(|inner| inner.state))
-            .collect();
-        let states: Vec<u64> = own
-            .iter()
-            .filter_map(|s| s.as_ref().ok().copied())
+            .filter(|p| p.game() == self.game)
+            .map(|p| p.inner().state)
             .collect();
         if states.len() >= BATCH_INDEX {
             self.build_index();
@@ -328,9 +325,11 @@ impl Tablebase {
             Ok(o) => evaluate(g, o, &states).into_iter(),
             Err(e) => return positions.iter().map(|_| Err(e.for_another())).collect(),
         };
-        own.into_iter()
-            .map(|state| {
-                let state = state?;
+        positions
+            .iter()
+            .map(|p| {
+                // One value per position of this game, in order.
+                let state = self.own(p)?.state;
                 let v = values
                     .next()
                     .ok_or_else(|| ProbeError::SearchFailed("no answer".into()))??;

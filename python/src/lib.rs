@@ -21,15 +21,14 @@ use objects::fallible;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use boardsolve_probe::json::{self, AnswerFields, ErrorFields};
 use boardsolve_probe::whole::Progress;
 use boardsolve_probe::{
-    default_searchers, Answer, Cancel, ErrorKind, Game, Position, ProbeError, Tablebase,
-    MAX_POSITION, QUOTED,
+    default_searchers, Answer, Cancel, ErrorKind, Game, ProbeError, Tablebase, MAX_POSITION, QUOTED,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyMemoryError, PyTypeError};
@@ -319,14 +318,14 @@ fn detached<T: Send + 'static>(
 /// Answers `positions` (a list) stretch by stretch: the worker runs `work`
 /// on each stretch, without the interpreter lock, while this thread takes
 /// the next stretch from the list and hands each result to `take`, in
-/// order. Signals are looked for while waiting; the first error (of
+/// order, with the stretch's items. Signals are looked for while waiting; the first error (of
 /// `take`, a signal, memory) stops the worker and is raised.
-fn batch<R: Send + 'static>(
-    py: Python<'_>,
+fn batch<'py, R: Send + 'static>(
+    py: Python<'py>,
     tb: &Arc<Tablebase>,
-    positions: &Bound<'_, PyList>,
+    positions: &Bound<'py, PyList>,
     work: fn(&Tablebase, &Cancel, Vec<Input>) -> R,
-    mut take: impl FnMut(R) -> PyResult<()>,
+    mut take: impl FnMut(R, &[Bound<'py, PyAny>]) -> PyResult<()>,
 ) -> PyResult<()> {
     reserve::refill();
     reserve::spent();
@@ -353,21 +352,29 @@ fn batch<R: Send + 'static>(
     })?;
     let out_rx = Mutex::new(out_rx);
     let result = (|| {
-        let stretch = |from: usize| -> PyResult<Vec<Input>> {
-            (from..n.min(from + STRETCH))
-                .map(|i| Input::from_py(&positions.get_item(i)?))
-                .collect()
-        };
-        let feed = |tx: &SyncSender<Vec<Input>>, s: Vec<Input>| {
-            tx.send(s)
-                .map_err(|_| Error::new_err("internal error: the worker stopped"))
+        // The items of the stretches handed over, in order: the list may
+        // change while the worker answers.
+        let mut items = std::collections::VecDeque::with_capacity(2);
+        let feed = |items: &mut std::collections::VecDeque<_>, from: usize| -> PyResult<()> {
+            let stretch: Vec<Bound<'py, PyAny>> = (from..n.min(from + STRETCH))
+                .map(|i| positions.get_item(i))
+                .collect::<PyResult<_>>()?;
+            let inputs = stretch
+                .iter()
+                .map(Input::from_py)
+                .collect::<PyResult<Vec<_>>>()?;
+            in_tx
+                .send(inputs)
+                .map_err(|_| Error::new_err("internal error: the worker stopped"))?;
+            items.push_back(stretch);
+            Ok(())
         };
         // One stretch in the worker's hands and one waiting: the worker
         // never waits for this thread's turning answers into objects.
         let mut next = 0;
         for _ in 0..2 {
             if next < n {
-                feed(&in_tx, stretch(next)?)?;
+                feed(&mut items, next)?;
                 next += STRETCH;
             }
         }
@@ -376,14 +383,15 @@ fn batch<R: Send + 'static>(
             // The worker may always be ahead: signals are looked at here
             // too, not only while waiting.
             py.check_signals()?;
-            take(out)?;
+            let stretch = items.pop_front().unwrap_or_default();
+            take(out, &stretch)?;
             if reserve::spent() {
                 return Err(PyMemoryError::new_err(
                     "out of memory (the answers do not fit in what the system allows)",
                 ));
             }
             if next < n {
-                feed(&in_tx, stretch(next)?)?;
+                feed(&mut items, next)?;
                 next += STRETCH;
             }
         }
@@ -397,18 +405,22 @@ fn batch<R: Send + 'static>(
     result
 }
 
-/// The replies of a stretch, made in parallel.
-fn replies_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<Reply> {
-    let mut chunks: Vec<Vec<Input>> = Vec::new();
+/// A stretch cut into chunks, each answered as a whole by one thread.
+fn chunks(stretch: Vec<Input>) -> Vec<Vec<Input>> {
+    let mut chunks = Vec::with_capacity(stretch.len().div_ceil(CHUNK));
     let mut stretch = stretch.into_iter();
     loop {
         let chunk: Vec<Input> = stretch.by_ref().take(CHUNK).collect();
         if chunk.is_empty() {
-            break;
+            return chunks;
         }
         chunks.push(chunk);
     }
-    chunks
+}
+
+/// The replies of a stretch, made in parallel.
+fn replies_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<Reply> {
+    chunks(stretch)
         .into_par_iter()
         .map(|chunk| {
             if cancel.is_cancelled() {
@@ -424,12 +436,25 @@ fn replies_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<Reply
 
 /// The JSON lines of a stretch, made in parallel.
 fn lines_of(tb: &Tablebase, cancel: &Cancel, stretch: Vec<Input>) -> Vec<String> {
-    replies_of(tb, cancel, stretch)
-        .into_iter()
-        .map(|r| match r {
-            Reply::Answer(input, a) => json::answer(&input, &a, None),
-            Reply::Refused(input, message) => json::error(Some(&input), &message),
+    chunks(stretch)
+        .into_par_iter()
+        .map(|chunk| {
+            if cancel.is_cancelled() {
+                return Vec::new();
+            }
+            cancel.run(|| {
+                Reply::all(tb, chunk)
+                    .into_iter()
+                    .map(|r| match r {
+                        Reply::Answer(input, a) => json::answer(&input, &a, None),
+                        Reply::Refused(input, message) => json::error(Some(&input), &message),
+                    })
+                    .collect::<Vec<_>>()
+            })
         })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
         .collect()
 }
 
@@ -453,20 +478,29 @@ fn evals_of(
             // What cannot be answered at all fails every position, before
             // any is read.
             tb.ready().map_err(|e| e.for_another())?;
-            let parsed: Vec<Result<Position, ProbeError>> =
-                texts.iter().map(|t| tb.parse(t)).collect();
-            let valid: Vec<Position> = parsed.iter().flatten().copied().collect();
-            let mut evals = cancel.run(|| tb.evals(&valid)).into_iter();
-            parsed
-                .into_iter()
-                .map(|p| {
-                    p?;
-                    let e = evals
-                        .next()
-                        .unwrap_or_else(|| Err(ProbeError::SearchFailed("no answer".into())))?;
-                    Ok((e.value, i32::try_from(e.remoteness).unwrap_or(i32::MAX)))
-                })
-                .collect::<Result<Vec<_>, ProbeError>>()
+            // The positions up to the first that does not parse: the
+            // error of one before it comes first.
+            let mut bad = None;
+            let mut valid = Vec::with_capacity(texts.len());
+            for t in &texts {
+                match tb.parse(t) {
+                    Ok(p) => valid.push(p),
+                    Err(e) => {
+                        bad = Some(e);
+                        break;
+                    }
+                }
+            }
+            let evals = cancel.run(|| tb.evals(&valid));
+            let mut out = Vec::with_capacity(evals.len());
+            for e in evals {
+                let e = e?;
+                out.push((e.value, i32::try_from(e.remoteness).unwrap_or(i32::MAX)));
+            }
+            match bad {
+                Some(e) => Err(e),
+                None => Ok(out),
+            }
         })
         .collect::<Vec<_>>();
     let mut all = Vec::with_capacity(stretch.len());
@@ -623,8 +657,12 @@ impl Database {
         let mut builder = objects::Builder::new(py);
         let answers = fallible::list(py)?;
         let mut pacer = Pacer::new();
-        batch(py, &self.tb, positions, replies_of, |replies| {
-            for reply in &replies {
+        batch(py, &self.tb, positions, replies_of, |replies, items| {
+            for (reply, item) in replies.iter().zip(items) {
+                // The answer's `input` is the caller's own str.
+                if let (Reply::Answer(input, _), Ok(item)) = (reply, item.cast::<PyString>()) {
+                    builder.seed(input, item);
+                }
                 answers.append(reply.object(&mut builder)?)?;
                 pacer.step(py)?;
             }
@@ -643,7 +681,7 @@ impl Database {
     ) -> PyResult<Bound<'py, PyList>> {
         let answers = fallible::list(py)?;
         let mut pacer = Pacer::new();
-        batch(py, &self.tb, positions, lines_of, |lines| {
+        batch(py, &self.tb, positions, lines_of, |lines, _| {
             for line in &lines {
                 answers.append(fallible::string(py, line)?)?;
                 pacer.step(py)?;
@@ -667,7 +705,7 @@ impl Database {
         let values = PyByteArray::new_with(py, bytes, |_| Ok(()))?;
         let remoteness = PyByteArray::new_with(py, bytes, |_| Ok(()))?;
         let mut at = 0;
-        batch(py, &self.tb, positions, evals_of, |evals| {
+        batch(py, &self.tb, positions, evals_of, |evals, _| {
             let evals = evals.map_err(|e| to_py(py, e))?;
             // SAFETY: the arrays are this call's own, not yet seen by any
             // Python code, and this thread holds the interpreter lock.

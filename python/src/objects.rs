@@ -74,6 +74,25 @@ pub mod fallible {
         unsafe { Ok(owned(py, ffi::PyList_New(0))?.cast_into_unchecked()) }
     }
 
+    /// A `list` of `items`, made at its size.
+    pub fn list_of<'py>(
+        py: Python<'py>,
+        items: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let len = ffi::Py_ssize_t::try_from(items.len())
+            .map_err(|_| PyMemoryError::new_err("a list too long"))?;
+        // SAFETY: a new reference (a `list` of `len` empty slots) or NULL
+        // with the error set.
+        let list = unsafe { owned(py, ffi::PyList_New(len))? };
+        for (i, item) in (0..len).zip(items) {
+            // SAFETY: `i` is a slot of the new list, not yet filled;
+            // `PyList_SetItem` takes over the item's reference.
+            unsafe { ffi::PyList_SetItem(list.as_ptr(), i, item.into_ptr()) };
+        }
+        // SAFETY: made as a `list` above.
+        Ok(unsafe { list.cast_into_unchecked() })
+    }
+
     /// An empty `dict`.
     pub fn dict(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         // SAFETY: a new reference (a `dict`) or NULL with the error set.
@@ -105,35 +124,87 @@ const SHARED_LEN: usize = 24;
 /// Sets of keys kept as dicts to copy (a batch has two or three).
 const TEMPLATES: usize = 8;
 
-/// Slots of the shared-string cache (a power of two). A batch's field
-/// names, moves and words number in the hundreds.
-const SLOTS: usize = 4096;
+/// Slots of the shared-string cache (a power of two). A batch's moves and
+/// words number in the tens or hundreds; a small table stays in the
+/// nearest cache.
+const SLOTS: usize = 512;
+
+/// A short string zero-padded to [`SHARED_LEN`] bytes, as words: compared
+/// and hashed a word at a time.
+type Padded = [u64; SHARED_LEN / 8];
 
 /// One slot of the direct-mapped cache of short strings.
 struct Slot<'py> {
     len: usize,
-    bytes: [u8; SHARED_LEN],
+    words: Padded,
     string: Bound<'py, PyString>,
+}
+
+/// The key of a pair of a dict being made.
+enum Name<'py> {
+    /// A struct's field: a `&'static str` never changes, so its address
+    /// and length name its text, and its `str` need only be made once,
+    /// for its dict's template.
+    Field(&'static str),
+    /// A map's key, made.
+    Made(Bound<'py, PyAny>),
+}
+
+impl Name<'_> {
+    /// What tells this key apart from others in a template's shape.
+    fn id(&self) -> (usize, usize) {
+        match self {
+            Name::Field(name) => (name.as_ptr() as usize, name.len()),
+            Name::Made(key) => (key.as_ptr() as usize, usize::MAX),
+        }
+    }
+}
+
+/// A dict of one set of keys, its values `None`, to copy; with its keys,
+/// in order.
+struct Template<'py> {
+    shape: Vec<(usize, usize)>,
+    dict: Bound<'py, PyDict>,
+    keys: Vec<Bound<'py, PyAny>>,
 }
 
 /// Builds the objects of many values, sharing their short strings.
 pub struct Builder<'py> {
     py: Python<'py>,
     shared: Vec<Option<Slot<'py>>>,
-    /// Key-value pairs of the dicts being made, innermost last.
-    pairs: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
-    /// One dict per set of keys met (an answer, a move, an error), its
-    /// values `None`, the keys told apart by their shared strings.
-    templates: Vec<(Vec<usize>, Bound<'py, PyDict>)>,
+    /// The last long string made: an answer's `input` and `position` are
+    /// often the same text, made once.
+    long: Option<(String, Bound<'py, PyString>)>,
+    /// The keys of the dicts being made, innermost last.
+    names: Vec<Name<'py>>,
+    /// Their values, beside them (kept apart, each written where it goes,
+    /// rather than put together as pairs on the stack and copied).
+    values: Vec<Bound<'py, PyAny>>,
+    /// One template per set of keys met (an answer, a move, an error).
+    templates: Vec<Template<'py>>,
 }
 
-/// The cache slot of a short string: FNV-1a over its bytes.
-fn slot_of(raw: &[u8]) -> usize {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in raw {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+/// `raw` (at most [`SHARED_LEN`] bytes) zero-padded, as words.
+fn padded(raw: &[u8]) -> Padded {
+    // Word by word, not through a byte buffer read back as words: the
+    // names are a few bytes, and that read would wait on the copy.
+    let mut words = [0; SHARED_LEN / 8];
+    for (w, chunk) in words.iter_mut().zip(raw.chunks(8)) {
+        *w = match <[u8; 8]>::try_from(chunk) {
+            Ok(full) => u64::from_le_bytes(full),
+            Err(_) => chunk.iter().rev().fold(0, |w, &b| (w << 8) | u64::from(b)),
+        };
     }
-    (h as usize) & (SLOTS - 1)
+    words
+}
+
+/// The cache slot of a short string: a multiplicative hash of its words.
+fn slot_of(words: &Padded, len: usize) -> usize {
+    let mut h = len as u64;
+    for &w in words {
+        h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+    (h >> 40) as usize & (SLOTS - 1)
 }
 
 impl<'py> Builder<'py> {
@@ -142,7 +213,9 @@ impl<'py> Builder<'py> {
         Builder {
             py,
             shared: (0..SLOTS).map(|_| None).collect(),
-            pairs: Vec::new(),
+            long: None,
+            names: Vec::new(),
+            values: Vec::new(),
             templates: Vec::new(),
         }
     }
@@ -155,54 +228,121 @@ impl<'py> Builder<'py> {
     /// A `str` of `s`, shared when it is short.
     fn string(&mut self, s: &str) -> PyResult<Bound<'py, PyString>> {
         if s.len() > SHARED_LEN {
-            return fallible::string(self.py, s);
+            return self.long(s);
         }
-        let slot = &mut self.shared[slot_of(s.as_bytes())];
-        if let Some(hit) = slot {
-            if hit.bytes[..hit.len] == *s.as_bytes() {
-                return Ok(hit.string.clone());
+        let words = padded(s.as_bytes());
+        // Two ways a set: two strings of a batch that fall in one slot
+        // are both kept.
+        let set = slot_of(&words, s.len()) & !1;
+        for way in set..set + 2 {
+            if let Some(hit) = &self.shared[way] {
+                if hit.len == s.len() && hit.words == words {
+                    return Ok(hit.string.clone());
+                }
             }
         }
         let string = fallible::string(self.py, s)?;
-        let mut bytes = [0; SHARED_LEN];
-        bytes[..s.len()].copy_from_slice(s.as_bytes());
-        *slot = Some(Slot {
+        // The empty way, else the first way's string moves to the second.
+        if self.shared[set].is_some() {
+            self.shared.swap(set, set + 1);
+        }
+        self.shared[set] = Some(Slot {
             len: s.len(),
-            bytes,
+            words,
             string: string.clone(),
         });
         Ok(string)
     }
 
-    /// The dict of the pairs from `first` on, in their order: a copy of
+    /// `string`, the caller's own `str` whose text is `text`, to be used
+    /// again for the text rather than a copy made.
+    pub fn seed(&mut self, text: &str, string: &Bound<'py, PyString>) {
+        // Only a str, not a subclass, stands for the text.
+        if text.len() <= SHARED_LEN || !string.is_exact_instance_of::<PyString>() {
+            return;
+        }
+        match &mut self.long {
+            Some((t, last)) => {
+                t.clear();
+                t.push_str(text);
+                *last = string.clone();
+            }
+            None => self.long = Some((text.to_owned(), string.clone())),
+        }
+    }
+
+    /// A `str` of a long `s`: the last one made again when it is the same.
+    fn long(&mut self, s: &str) -> PyResult<Bound<'py, PyString>> {
+        if let Some((text, string)) = &self.long {
+            if text == s {
+                return Ok(string.clone());
+            }
+        }
+        let string = fallible::string(self.py, s)?;
+        match &mut self.long {
+            Some((text, last)) => {
+                text.clear();
+                text.push_str(s);
+                *last = string.clone();
+            }
+            None => self.long = Some((s.to_owned(), string.clone())),
+        }
+        Ok(string)
+    }
+
+    /// The dict of the keys and values from `first` on, in their order: a copy of
     /// the template of the same keys, filled.
     fn dict(&mut self, first: usize) -> PyResult<Bound<'py, PyAny>> {
-        let keys = &self.pairs[first..];
-        let same = |shape: &[usize]| {
-            shape.len() == keys.len()
-                && shape
-                    .iter()
-                    .zip(keys)
-                    .all(|(&k, (key, _))| k == key.as_ptr() as usize)
+        let names = &self.names[first..];
+        let same = |t: &Template<'py>| {
+            t.shape.len() == names.len()
+                && t.shape.iter().zip(names).all(|(&id, name)| id == name.id())
         };
-        let dict = match self.templates.iter().find(|(shape, _)| same(shape)) {
-            Some((_, template)) => template.copy()?,
+        let at = match self.templates.iter().position(same) {
+            Some(at) => at,
             None => {
-                let template = fallible::dict(self.py)?;
-                for (key, _) in keys {
-                    template.set_item(key, self.py.None())?;
+                let template = self.template(first)?;
+                if self.templates.len() == TEMPLATES {
+                    // More shapes than a batch has: made without a template.
+                    let dict = fallible::dict(self.py)?;
+                    self.names.truncate(first);
+                    for (key, value) in template.keys.iter().zip(self.values.drain(first..)) {
+                        dict.set_item(key, value)?;
+                    }
+                    return Ok(dict.into_any());
                 }
-                if self.templates.len() < TEMPLATES {
-                    let shape = keys.iter().map(|(key, _)| key.as_ptr() as usize).collect();
-                    self.templates.push((shape, template.clone()));
-                }
-                template.copy()?
+                self.templates.push(template);
+                self.templates.len() - 1
             }
         };
-        for (key, value) in self.pairs.drain(first..) {
+        let template = &self.templates[at];
+        let dict = template.dict.copy()?;
+        self.names.truncate(first);
+        for (key, value) in template.keys.iter().zip(self.values.drain(first..)) {
             dict.set_item(key, value)?;
         }
         Ok(dict.into_any())
+    }
+
+    /// The template of the keys from `first` on.
+    fn template(&mut self, first: usize) -> PyResult<Template<'py>> {
+        let mut keys = Vec::with_capacity(self.names.len() - first);
+        for i in first..self.names.len() {
+            let key = match &self.names[i] {
+                Name::Field(name) => self.string(name)?.into_any(),
+                Name::Made(key) => key.clone(),
+            };
+            keys.push(key);
+        }
+        let dict = fallible::dict(self.py)?;
+        for key in &keys {
+            dict.set_item(key, self.py.None())?;
+        }
+        Ok(Template {
+            shape: self.names[first..].iter().map(Name::id).collect(),
+            dict,
+            keys,
+        })
     }
 }
 
@@ -241,7 +381,8 @@ struct Seq<'b, 'py> {
     items: Vec<Bound<'py, PyAny>>,
 }
 
-/// A dict being made: its pairs go on the builder's stack from `first`.
+/// A dict being made: its keys and values go on the builder's stacks from
+/// `first`.
 struct Map<'b, 'py> {
     b: &'b mut Builder<'py>,
     first: usize,
@@ -366,7 +507,7 @@ impl<'b, 'py> ser::Serializer for Objects<'b, 'py> {
         Err(ser::Error::custom("enum variants have no object here"))
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Map<'b, 'py>, Failed> {
-        let first = self.b.pairs.len();
+        let first = self.b.names.len();
         Ok(Map {
             b: self.b,
             first,
@@ -395,11 +536,7 @@ impl<'py> Seq<'_, 'py> {
     }
 
     fn list(self) -> Made<'py> {
-        let list = fallible::list(self.b.py)?;
-        for item in self.items {
-            list.append(item)?;
-        }
-        Ok(list.into_any())
+        Ok(fallible::list_of(self.b.py, self.items)?.into_any())
     }
 }
 
@@ -449,7 +586,8 @@ impl<'py> ser::SerializeMap for Map<'_, 'py> {
             .key
             .take()
             .ok_or_else(|| <Failed as ser::Error>::custom("a value without its key"))?;
-        self.b.pairs.push((key, value));
+        self.b.names.push(Name::Made(key));
+        self.b.values.push(value);
         Ok(())
     }
     fn end(self) -> Made<'py> {
@@ -465,9 +603,9 @@ impl<'py> ser::SerializeStruct for Map<'_, 'py> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Failed> {
-        let key = self.b.string(key)?.into_any();
         let value = value.serialize(Objects { b: self.b })?;
-        self.b.pairs.push((key, value));
+        self.b.names.push(Name::Field(key));
+        self.b.values.push(value);
         Ok(())
     }
     fn end(self) -> Made<'py> {
