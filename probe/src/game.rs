@@ -9,15 +9,7 @@ use boardsolve::render::Presentation;
 use boardsolve::Player;
 
 use crate::error::ProbeError;
-use crate::position::Move;
-
-/// Moves whose names a game keeps once made (codes below this): a move's
-/// name depends on its game and its code alone, and answers name the same
-/// few moves again and again.
-const NAMED: usize = 256;
-
-/// A game's moves, each made once, by code.
-pub(crate) type Named = [OnceLock<Move>; NAMED];
+use crate::name::{self, Named};
 
 /// One game and variant (British Square 5x5, Connect Four 7x6, ...): its
 /// names, its notation and the words its answers use.
@@ -53,7 +45,7 @@ impl Game {
         let mut games = set_up().lock().unwrap_or_else(|p| p.into_inner());
         *games.entry(label).or_insert_with(|| Game {
             any: Box::leak(Box::new(any)),
-            named: Box::leak(Box::new(std::array::from_fn(|_| OnceLock::new()))),
+            named: Box::leak(Box::new(name::named())),
         })
     }
 

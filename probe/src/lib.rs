@@ -84,6 +84,7 @@ mod info;
 pub mod json;
 #[cfg_attr(not(feature = "search"), path = "no_live.rs")]
 mod live;
+mod name;
 mod position;
 #[cfg(feature = "search")]
 mod search;

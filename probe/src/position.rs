@@ -6,6 +6,7 @@ use boardsolve::Player;
 
 use crate::error::ProbeError;
 use crate::game::Game;
+use crate::name::{Name, NAME};
 
 impl Game {
     /// The start of the game, the side to move and (where the position
@@ -174,31 +175,26 @@ impl std::fmt::Display for Position {
     }
 }
 
-/// The longest move name kept, in bytes: names are a few characters
-/// (`b2`, `4`, `17`, `SE`, `pass`).
-const NAME: usize = 22;
-
 /// A legal move of a position, with its name in the game's notation.
 ///
 /// A small value (`Copy`): the name is held inline.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move {
     code: boardsolve::Move,
-    number: u32,
-    len: u8,
-    name: [u8; NAME],
+    name: Name,
 }
 
 impl Move {
     pub(crate) fn new(game: Game, code: boardsolve::Move) -> Move {
-        match game.named.get(usize::from(code.0)) {
-            Some(named) => *named.get_or_init(|| Move::named(game, code)),
-            None => Move::named(game, code),
-        }
+        let name = match game.named.get(usize::from(code.0)) {
+            Some(slot) => *slot.get_or_init(|| Move::name_of(game, code)),
+            None => Move::name_of(game, code),
+        };
+        Move { code, name }
     }
 
-    /// The move `code` of `game`, its name made.
-    fn named(game: Game, code: boardsolve::Move) -> Move {
+    /// The name of the move `code` of `game`, made.
+    fn name_of(game: Game, code: boardsolve::Move) -> Name {
         thread_local! {
             // Answers name tens of moves each: one buffer a thread, not
             // one allocation a move.
@@ -219,15 +215,14 @@ impl Move {
             name[..len].copy_from_slice(&text.as_bytes()[..len]);
             len
         });
-        Move {
-            code,
+        Name {
             number: if code == boardsolve::Move::PASS {
                 u32::MAX
             } else {
                 g.move_number(code)
             },
             len: len as u8,
-            name,
+            text: name,
         }
     }
 
@@ -239,15 +234,14 @@ impl Move {
     /// The move's name in the game's notation (`b2`, `4`, `SE`, `17`,
     /// `pass`), which [`Position::parse_move`] reads back.
     pub fn name(&self) -> &str {
-        // Built from a `str` cut at a character boundary.
-        std::str::from_utf8(&self.name[..usize::from(self.len)]).unwrap_or_default()
+        self.name.as_str()
     }
 
     /// The move's number as the game counts moves (the cell of British
     /// Square and k-in-a-row, Connect Four's column from 1, Dots and Boxes'
     /// edge): what JSON answers give beside the name. `None` for a pass.
     pub fn number(&self) -> Option<u32> {
-        (self.code != boardsolve::Move::PASS).then_some(self.number)
+        (self.code != boardsolve::Move::PASS).then_some(self.name.number)
     }
 
     /// True for a pass (a player with no legal move passes, in British

@@ -5,9 +5,10 @@
 //! in between.
 //!
 //! A batch makes millions of objects, so the short strings it repeats
-//! (field names, moves, "win", "tie", "lose") are made once per batch and
-//! shared, and each dict is a copy of one of the same keys, which CPython
-//! makes at its final size.
+//! (moves, "win", "tie", "lose") are made once per batch and shared, and
+//! each dict is a copy of a template of the same keys, which CPython makes
+//! at its final size; a struct's field names are known by address, and
+//! made once, for the template.
 //!
 //! [`json::AnswerFields`]: boardsolve_probe::json::AnswerFields
 
@@ -133,7 +134,7 @@ const SLOTS: usize = 512;
 /// and hashed a word at a time.
 type Padded = [u64; SHARED_LEN / 8];
 
-/// One slot of the direct-mapped cache of short strings.
+/// One slot of the cache of short strings.
 struct Slot<'py> {
     len: usize,
     words: Padded,
@@ -258,9 +259,13 @@ impl<'py> Builder<'py> {
     /// again for the text rather than a copy made.
     pub fn seed(&mut self, text: &str, string: &Bound<'py, PyString>) {
         // Only a str, not a subclass, stands for the text.
-        if text.len() <= SHARED_LEN || !string.is_exact_instance_of::<PyString>() {
-            return;
+        if text.len() > SHARED_LEN && string.is_exact_instance_of::<PyString>() {
+            self.remember(text, string);
         }
+    }
+
+    /// `string`, of the long `text`, as the last one made.
+    fn remember(&mut self, text: &str, string: &Bound<'py, PyString>) {
         match &mut self.long {
             Some((t, last)) => {
                 t.clear();
@@ -279,14 +284,7 @@ impl<'py> Builder<'py> {
             }
         }
         let string = fallible::string(self.py, s)?;
-        match &mut self.long {
-            Some((text, last)) => {
-                text.clear();
-                text.push_str(s);
-                *last = string.clone();
-            }
-            None => self.long = Some((s.to_owned(), string.clone())),
-        }
+        self.remember(s, &string);
         Ok(string)
     }
 
