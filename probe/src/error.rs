@@ -44,8 +44,7 @@ pub enum ProbeError {
         reason: String,
     },
     /// The text names no move in the game's notation.
-    // The words of a bad position, which the tools print today.
-    #[error("malformed position {input:?}: {reason}")]
+    #[error("malformed move {input:?}: {reason}")]
     MalformedMove {
         /// The text as given.
         input: String,
@@ -53,7 +52,7 @@ pub enum ProbeError {
         reason: String,
     },
     /// The move is not legal in the position.
-    #[error("illegal position {input:?}: {reason}")]
+    #[error("illegal move {input:?}: {reason}")]
     IllegalMove {
         /// The move as given.
         input: String,

@@ -49,16 +49,33 @@ impl Game {
         })
     }
 
-    /// The canonical spelling of `variant` of the game `name` (`5x5` for
-    /// an empty variant of British Square), without keeping the game set
-    /// up: for a caller that only compares variants (a server matching a
-    /// request against the games it serves).
-    pub fn canonical_variant(name: &str, variant: &str) -> Result<String, ProbeError> {
-        Ok(AnyGame::new(name, variant)?
-            .game()
-            .descriptor()
-            .variant
-            .clone())
+    /// What a request for the game `name` (a registry name or another
+    /// name of a variant) in `variant` names, without keeping the game set
+    /// up, for a caller that only matches requests against the games it
+    /// has (a server): the registry name, and the canonical spelling of
+    /// the variant (`5x5` for an empty variant of British Square) when the
+    /// request names one (`variant` is not empty, or `name` stands for one
+    /// variant: `tic-tac-toe`).
+    pub fn canonical(
+        name: &str,
+        variant: &str,
+    ) -> Result<(&'static str, Option<String>), ProbeError> {
+        if variant.is_empty() {
+            if let Some(entry) = games().find(|g| g.name() == name) {
+                return Ok((entry.name(), None));
+            }
+        }
+        let any = AnyGame::new(name, variant)?;
+        Ok((
+            any.info().name,
+            Some(any.game().descriptor().variant.clone()),
+        ))
+    }
+
+    /// The other name of this game and variant (`tic-tac-toe` for
+    /// k-in-a-row 3x3,k=3), if it has one: menus and lists show it.
+    pub fn alias(self) -> Option<&'static str> {
+        self.any.alias()
     }
 
     /// Its rules, notation and looks.
@@ -241,6 +258,12 @@ impl GameEntry {
     /// True when the standard variant's database is an opening book.
     pub fn has_book(self) -> bool {
         matches!(self.info.kind, DatabaseKind::Book { .. })
+    }
+
+    /// The game's other names, each with the variant it stands for
+    /// (`("tic-tac-toe", "3x3,k=3")`).
+    pub fn aliases(self) -> &'static [(&'static str, &'static str)] {
+        self.info.aliases
     }
 }
 

@@ -104,7 +104,8 @@ pub use info::{FieldLayout, FileInfo, Packing, Records};
 pub use position::{Move, Position};
 #[cfg(feature = "search")]
 pub use search::{
-    default_searchers, table_bits_bounds, table_bits_help, TableError, DEFAULT_TABLE_BITS,
+    check_searches, default_searchers, table_bits_bounds, table_bits_help, TableError,
+    DEFAULT_TABLE_BITS, MAX_SEARCHERS,
 };
 pub use tablebase::{Tablebase, BATCH_INDEX, GROUP};
 

@@ -7,6 +7,37 @@ pub use boardsolve::solve::memory::TableError;
 
 use crate::error::ProbeError;
 use crate::game::Game;
+
+/// The most searchers a tablebase takes (searches at once, each with its
+/// own table and thread): the tools refuse more, since past the cores more
+/// only cost memory.
+pub const MAX_SEARCHERS: usize = 256;
+
+/// Checks, before anything is allocated, that the search tables of every
+/// game of `games` (each with `searchers` searchers and `2^table_bits`
+/// entries) fit in the memory available together, as a server holding
+/// them all needs: each [`Game::check_search`], then their sum. Their
+/// memory in bytes (0 when no game is searched).
+pub fn check_searches(
+    games: &[Game],
+    table_bits: u32,
+    searchers: usize,
+) -> Result<u64, TableError> {
+    let mut total = 0u64;
+    for game in games {
+        if let Some(bytes) = game.check_search(table_bits, searchers) {
+            total = total.saturating_add(bytes?);
+        }
+    }
+    match boardsolve::solve::memory::available() {
+        Some(available) if total > available => Err(TableError::TooLarge {
+            bits: table_bits,
+            bytes: total,
+            available,
+        }),
+        _ => Ok(total),
+    }
+}
 use crate::live::Live;
 use crate::tablebase::Tablebase;
 

@@ -248,8 +248,20 @@ def test_play_walks_a_game_keeping_the_score(dbs):
         position = db.play(position, answer["best"][0])
     a, b = position.rsplit(" ", 1)[1].split("-")
     assert int(a) - int(b) == promised
-    with pytest.raises(boardsolve.PositionError):
+    with pytest.raises(boardsolve.PositionError, match='malformed move "99"'):
         db.play("none A 0-0", "99")
+    with pytest.raises(boardsolve.PositionError, match='illegal move "0"'):
+        db.play("0 B 0-0", "0")
+
+
+def test_the_other_name_of_a_variant_opens_it():
+    # tic-tac-toe is k-in-a-row 3x3,k=3, as --game tic-tac-toe is.
+    db = boardsolve.for_game("tic-tac-toe")
+    assert (db.game, db.variant) == ("k-in-a-row", "3x3,k=3")
+    assert db.probe("start")["positionValue"] == "tie"
+    assert boardsolve.for_game("tic-tac-toe", "3x3").variant == "3x3,k=3"
+    with pytest.raises(boardsolve.Error, match="tic-tac-toe"):
+        boardsolve.for_game("tic-tac-toe", "4x4")
 
 
 @pytest.mark.parametrize("game,variant,depth,n", GAMES)

@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use boardsolve_probe::{default_searchers, game_names, games, Game, ProbeError, Tablebase};
+use boardsolve_probe::{
+    default_searchers, game_names, games, Game, ProbeError, Tablebase, MAX_SEARCHERS,
+};
 
 use crate::args::DbArgs;
 use crate::failure::{db_failure, usage, Failure};
@@ -51,8 +53,11 @@ impl Source {
                 bounds.end()
             )));
         }
-        if args.threads == Some(0) {
-            return Err(usage("--threads 0: a search needs at least one thread"));
+        if let Some(n) = args.threads.filter(|n| !(1..=MAX_SEARCHERS).contains(n)) {
+            return Err(usage(&format!(
+                "--threads {n}: give 1 to {MAX_SEARCHERS} (a search needs at least one thread; past \
+                 the cores more only cost memory)"
+            )));
         }
         let path = match args.db.as_slice() {
             [] => None,

@@ -11,6 +11,7 @@
 //! * [`solution`]: a solved game in its record layout, ready to be written;
 //! * [`oracle`]: where answers come from (a database, a live search), and
 //!   the book a search may consult;
+//! * [`notation`]: the one form of a number in every notation;
 //! * [`heuristic`]: simple rules of play that the statistics test;
 //! * [`progress`]: progress reports of long work;
 //! * [`cancel`]: stopping a search from another thread;
@@ -21,6 +22,7 @@ pub(crate) mod cancel;
 pub mod game;
 pub(crate) mod heuristic;
 pub mod layout;
+pub(crate) mod notation;
 pub mod oracle;
 pub mod platform;
 pub(crate) mod progress;

@@ -89,15 +89,32 @@ impl AnyGame {
     /// and variant spec (empty for the default).
     pub fn new(name: &str, variant: &str) -> Result<AnyGame, GameError> {
         for info in GAMES {
-            let spec = if name == info.name {
-                variant
-            } else if let Some(&(alias, spec)) = info.aliases.iter().find(|a| a.0 == name) {
-                aliased_variant(alias, spec, variant)?
-            } else {
-                continue;
-            };
-            let game = (info.new)(spec)?;
-            return Ok(AnyGame { info, game });
+            if name == info.name {
+                let game = (info.new)(variant)?;
+                return Ok(AnyGame { info, game });
+            }
+            if let Some(&(alias, spec)) = info.aliases.iter().find(|a| a.0 == name) {
+                let game = AnyGame {
+                    info,
+                    game: (info.new)(spec)?,
+                };
+                // The alias is one variant: another spelling of it is
+                // taken (`3x3` for tic-tac-toe), another variant is not.
+                if !variant.is_empty() && variant != spec {
+                    let same = (info.new)(variant).is_ok_and(|other| {
+                        other.descriptor().variant == game.game().descriptor().variant
+                    });
+                    if !same {
+                        return Err(GameError::AliasVariant {
+                            alias: alias.to_owned(),
+                            game: info.name.to_owned(),
+                            spec: game.game().descriptor().variant.clone(),
+                            variant: variant.to_owned(),
+                        });
+                    }
+                }
+                return Ok(game);
+            }
         }
         Err(unknown_game(name))
     }
@@ -207,11 +224,30 @@ impl AnyGame {
         let d = self.game().descriptor();
         format!("{} {}", d.name, d.variant)
     }
+
+    /// The other name of this game and variant (`tic-tac-toe` for
+    /// k-in-a-row 3x3,k=3), if it has one.
+    pub fn alias(&self) -> Option<&'static str> {
+        let variant = &self.game().descriptor().variant;
+        self.info.aliases.iter().find_map(|&(alias, spec)| {
+            let same = (self.info.new)(spec).is_ok_and(|g| &g.descriptor().variant == variant);
+            same.then_some(alias)
+        })
+    }
 }
 
-/// The names of every game, comma-separated.
+/// The names of every game, comma-separated, each other name of a variant
+/// after its game with what it stands for (`tic-tac-toe` for `k-in-a-row
+/// 3x3,k=3`).
 pub fn known_names() -> String {
-    GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+    let mut names = Vec::new();
+    for g in GAMES {
+        names.push(g.name.to_owned());
+        for (alias, spec) in g.aliases {
+            names.push(format!("{alias} ({} {spec})", g.name));
+        }
+    }
+    names.join(", ")
 }
 
 /// Every game with its variants and its position notation, for `--help`:
@@ -241,19 +277,6 @@ pub fn games_help() -> String {
     out
 }
 
-/// The variant `--game ALIAS` names: `spec`, unless `--variant` gives
-/// another (a usage error: the alias is one variant).
-fn aliased_variant<'a>(alias: &str, spec: &'a str, given: &str) -> Result<&'a str, GameError> {
-    if given.is_empty() || given == spec {
-        Ok(spec)
-    } else {
-        Err(GameError::AliasVariant {
-            alias: alias.to_owned(),
-            variant: given.to_owned(),
-        })
-    }
-}
-
 /// The error of a name no game has.
 fn unknown_game(name: &str) -> GameError {
     GameError::UnknownGame {
@@ -278,11 +301,16 @@ pub enum GameError {
     BadVariant(#[from] VariantError),
     /// A name that stands for one variant was given another.
     #[error(
-        "{alias:?} is one variant: --variant {variant:?} does not apply (name the game itself)"
+        "{alias:?} is {game} {spec} alone: the variant {variant:?} does not apply (ask for \
+         {game} with that variant)"
     )]
     AliasVariant {
         /// The other name given as the game.
         alias: String,
+        /// The game it names.
+        game: String,
+        /// The variant it names.
+        spec: String,
         /// The variant given with it.
         variant: String,
     },
@@ -342,7 +370,19 @@ mod tests {
             for &(alias, spec) in info.aliases {
                 let game = AnyGame::new(alias, "").unwrap();
                 assert_eq!(game.info().name, info.name);
-                assert_eq!(game.label(), AnyGame::new(info.name, spec).unwrap().label());
+                let named = AnyGame::new(info.name, spec).unwrap();
+                assert_eq!(game.label(), named.label());
+                assert_eq!(named.alias(), Some(alias));
+                // Its own variant, spelt any way, is taken; another is not.
+                assert_eq!(AnyGame::new(alias, spec).unwrap().label(), named.label());
+                let other = AnyGame::new(info.name, "").unwrap();
+                if other.label() != named.label() {
+                    let variant = &other.game().descriptor().variant;
+                    assert!(matches!(
+                        AnyGame::new(alias, variant),
+                        Err(GameError::AliasVariant { .. })
+                    ));
+                }
             }
         }
     }

@@ -217,7 +217,7 @@ fn dandelions_pictures_show_the_wind_on_a_compass() {
     // cell but the flower's is a move, seeded ones too.
     for text in [
         "F****.................... 0",
-        "F****F****F****F****..... 0246",
+        "F****F****F****F****..... 0467",
     ] {
         let state = game.parse_position(text).unwrap();
         let a = analyze(&game, &live, state).unwrap();

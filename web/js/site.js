@@ -133,8 +133,9 @@
 
   async function api(path, params, as) {
     const { databases } = await info();
-    const db = databases.findIndex((d) => d.game === params.game
-      && (params.variant === undefined || d.variant === params.variant));
+    const db = databases.findIndex((d) => (d.game === params.game
+      && (params.variant === undefined || d.variant === params.variant))
+      || (d.alias && d.alias === params.game && params.variant === undefined));
     if (db < 0) {
       throw new Error(`not served: ${params.game} ${params.variant || ""}`.trim());
     }

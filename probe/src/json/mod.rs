@@ -459,7 +459,8 @@ impl Tablebase {
     }
 
     /// The game served from this file, as `query serve`'s `GET /api/info`
-    /// lists it: game, variant, records, whether positions past a book are
+    /// lists it: game, variant, its other name (`tic-tac-toe`, or `null`),
+    /// records, whether positions past a book are
     /// searched, whether there is a file, the game in one line, its word
     /// for an even result (`null` for a game that always has a winner) and
     /// its players' names and pieces, so that a page can say who plays
@@ -474,6 +475,7 @@ impl Tablebase {
         struct Served {
             game: &'static str,
             variant: &'static str,
+            alias: Option<&'static str>,
             records: u64,
             complete: bool,
             searched_past_the_book: bool,
@@ -490,6 +492,7 @@ impl Tablebase {
         text(&Served {
             game: g.name(),
             variant: g.variant(),
+            alias: g.alias(),
             records: self.len(),
             complete: self.is_complete(),
             searched_past_the_book: self.searches(),

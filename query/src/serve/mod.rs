@@ -40,7 +40,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use boardsolve::cli::{EXIT_SUCCESS, MAX_LINE};
-use boardsolve_probe::{json, Cancel, Game, Position, ProbeError, Tablebase};
+use boardsolve_probe::{json, Cancel, Game, Position, ProbeError, Tablebase, MAX_SEARCHERS};
 
 use crate::args::{DbArgs, ServeArgs, SERVE_TABLE_BITS};
 use crate::failure::{usage, Failure};
@@ -48,10 +48,6 @@ use crate::source::{open_db, open_tablebase};
 
 /// Longest accepted request target (path and query), in bytes.
 const MAX_URI: usize = 8192;
-
-/// The most search threads (and the most connections are bounded by the
-/// limit of open files).
-const MAX_SEARCH_THREADS: usize = 256;
 
 /// After Ctrl-C or SIGTERM, the time the answers under way have to finish.
 const GRACE: Duration = Duration::from_secs(5);
@@ -71,10 +67,8 @@ impl ServeArgs {
             }
         }
         if let Some(n) = self.search_threads {
-            if !(1..=MAX_SEARCH_THREADS).contains(&n) {
-                return Err(format!(
-                    "--search-threads {n}: give 1 to {MAX_SEARCH_THREADS}"
-                ));
+            if !(1..=MAX_SEARCHERS).contains(&n) {
+                return Err(format!("--search-threads {n}: give 1 to {MAX_SEARCHERS}"));
             }
         }
         if self.search_queue > 65_536 {
@@ -213,23 +207,27 @@ impl App {
     /// the only one; else the status and message of the refusal.
     fn pick(&self, params: &HashMap<String, String>) -> Result<usize, (StatusCode, String)> {
         let game = params.get("game").map(String::as_str);
-        let variant = match (game, params.get("variant")) {
-            (Some(g), Some(v)) => Some(
-                Game::canonical_variant(g, v)
-                    .map_err(|e| (StatusCode::NOT_FOUND, e.to_string()))?,
-            ),
+        let asked = params.get("variant").map(String::as_str);
+        // The game's registry name, and the variant when one is named (by
+        // variant=, or by another name of one variant).
+        let (name, variant) = match (game, asked) {
+            (Some(g), v) => {
+                let (name, variant) = Game::canonical(g, v.unwrap_or(""))
+                    .map_err(|e| (StatusCode::NOT_FOUND, e.to_string()))?;
+                (Some(name), variant)
+            }
             (None, Some(_)) => {
                 return Err((
                     StatusCode::BAD_REQUEST,
                     "a variant needs its game: give game= too".to_owned(),
                 ))
             }
-            _ => None,
+            (None, None) => (None, None),
         };
         let matching: Vec<usize> = (0..self.served.len())
             .filter(|&i| {
                 let g = self.served[i].game();
-                game.is_none_or(|name| g.name() == name)
+                name.is_none_or(|name| g.name() == name)
                     && variant.as_deref().is_none_or(|v| g.variant() == v)
             })
             .collect();
@@ -239,7 +237,7 @@ impl App {
                 StatusCode::NOT_FOUND,
                 format!(
                     "not served: {} (see /api/info)",
-                    [game.unwrap_or(""), variant.as_deref().unwrap_or("")]
+                    [name.unwrap_or(""), variant.as_deref().unwrap_or("")]
                         .join(" ")
                         .trim()
                 ),
@@ -758,6 +756,17 @@ pub fn run(db_args: &DbArgs, args: &ServeArgs) -> Result<u8, Failure> {
     let table_bits = db_args.table_bits.unwrap_or(SERVE_TABLE_BITS);
     for &game in &searched {
         args.check_tables(game, table_bits).map_err(|e| usage(&e))?;
+    }
+    if searched.len() > 1 {
+        boardsolve_probe::check_searches(&searched, table_bits, args.search_threads()).map_err(
+            |e| {
+                let games: Vec<String> = searched.iter().map(|g| g.label()).collect();
+                usage(&format!(
+                    "--table-bits {table_bits}: {} together: {e}",
+                    games.join(", ")
+                ))
+            },
+        )?;
     }
     listen(sources, args, table_bits, db_args.cache_bytes())?;
     Ok(EXIT_SUCCESS)

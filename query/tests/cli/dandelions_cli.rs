@@ -20,7 +20,7 @@ fn json(args: &[&str]) -> serde_json::Value {
 fn late_positions_say_who_wins_and_by_how_much() {
     let j = json(&["FF***FF***.......................... 0246"]);
     assert!(j.get("error").is_some(), "a 35-cell field is refused: {j}");
-    let j = json(&["F****F****F****F****..... 0246"]);
+    let j = json(&["F****F****F****F****..... 0467"]);
     assert_eq!(j["to_move"], "dandelions");
     let value = j["value"].as_i64().unwrap();
     match j["winner"].as_str().unwrap() {

@@ -242,5 +242,7 @@ fn tic_tac_toe_is_a_name_of_the_game_too() {
         .args(["--game", "tic-tac-toe", "--variant", "4x4,k=3", "start"])
         .assert()
         .code(2)
-        .stderr(contains("\"tic-tac-toe\" is one variant"));
+        .stderr(contains(
+            "\"tic-tac-toe\" is k-in-a-row 3x3,k=3 alone: the variant \"4x4,k=3\" does not apply",
+        ));
 }

@@ -6,6 +6,7 @@ mod changed_underneath;
 mod common;
 mod connect_four_cli;
 mod corruption;
+mod cracks;
 mod dandelions_cli;
 mod docs;
 mod dots_and_boxes_cli;

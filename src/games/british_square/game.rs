@@ -4,6 +4,7 @@
 
 use super::simd::{simd_available, Simd};
 use super::{ID, NAME};
+use crate::core::notation::number;
 use crate::core::{Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, VariantError};
 use crate::games::square::SquareSymmetry;
 
@@ -240,7 +241,7 @@ impl BritishSquare {
     }
 
     fn parse_cell(&self, text: &str) -> Option<u32> {
-        if let Ok(c) = text.parse::<u32>() {
+        if let Some(c) = number(text) {
             return (c < self.cells).then_some(c);
         }
         let b = text.as_bytes();

@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bits::{self, Dynamic, Geometry};
+use crate::core::notation::number;
 use crate::core::Player;
 
 /// The smallest width and height accepted: a four must fit both ways.
@@ -561,8 +562,8 @@ impl Board {
         for (i, token) in tokens.into_iter().enumerate() {
             let index = i + 1;
             let width = variant.width();
-            let column = match token.parse::<u32>() {
-                Ok(c) if (1..=width).contains(&c) => c - 1,
+            let column = match number(token) {
+                Some(c) if (1..=width).contains(&c) => c - 1,
                 _ => {
                     return Err(ParseError::BadColumn {
                         input: text.to_owned(),
@@ -640,7 +641,15 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
     };
     let g = variant.geometry();
     let (w, h) = (variant.width(), variant.height());
-    let lines: Vec<&str> = text
+    // The side to move may follow the picture, as it may follow the other
+    // games' boards; it must be the side the stones say.
+    let (board, x_to_move) = match text.trim_end().rsplit_once([' ', '\t']) {
+        Some((board, side @ ("X" | "x" | "O" | "o"))) => {
+            (board, Some(side.eq_ignore_ascii_case("x")))
+        }
+        _ => (text, None),
+    };
+    let lines: Vec<&str> = board
         .split(['\n', '/'])
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -693,6 +702,12 @@ fn parse_picture(variant: Variant, text: &str) -> Result<Bitboard, ParseError> {
     if nx != no && nx != no + 1 {
         return Err(unreachable(format!(
             "{nx} X and {no} O: X moves first, so X has as many stones as O or one more"
+        )));
+    }
+    if let Some(x) = x_to_move.filter(|&x| x != (nx == no)) {
+        let (said, stones) = if x { ("X", "O") } else { ("O", "X") };
+        return Err(unreachable(format!(
+            "{said} to move, but {nx} X and {no} O make it {stones}'s turn"
         )));
     }
     let moves = nx + no;

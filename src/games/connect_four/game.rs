@@ -20,6 +20,7 @@
 use super::bits::{Geometry, Standard};
 use super::board::{Bitboard, ParseError, Variant};
 use super::{ID, NAME};
+use crate::core::notation::number;
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
 };
@@ -266,8 +267,8 @@ impl Game for ConnectFour {
 
     fn parse_move(&self, state: u64, text: &str) -> Result<Move, PositionError> {
         let w = self.variant.width();
-        let column = match text.trim().parse::<u32>() {
-            Ok(c) if (1..=w).contains(&c) => c - 1,
+        let column = match number(text.trim()) {
+            Some(c) if (1..=w).contains(&c) => c - 1,
             _ => {
                 return Err(PositionError::malformed(
                     text,

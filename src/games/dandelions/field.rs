@@ -327,6 +327,62 @@ impl Geometry {
         f.seeds & !reach == 0
     }
 
+    /// True when a game reaches `f`: a flower and a wind in turn (the
+    /// dandelions first), the game not over before the last of them, and
+    /// the seeds exactly those the winds blew from the flowers already
+    /// planted, less the cells planted since. [`Geometry::is_plausible`]
+    /// checks each seed against every flower; this tries the orders too,
+    /// each (seeds, flowers, winds) once: a flower planted before the east
+    /// wind seeds the cells east of it, so a field with that flower, that
+    /// wind and those cells empty is refused.
+    pub(crate) fn is_reachable(&self, f: &Field) -> bool {
+        if !self.is_plausible(f) {
+            return false;
+        }
+        // A cell empty at the end was never seeded: seeds leave a cell
+        // only under a flower.
+        let may_seed = f.seeds | f.flowers;
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![Field::default()];
+        while let Some(g) = stack.pop() {
+            if g.flowers == f.flowers && g.dirs == f.dirs {
+                if g.seeds == f.seeds {
+                    return true;
+                }
+                continue;
+            }
+            if self.is_over(&g) || !seen.insert(g) {
+                continue;
+            }
+            if g.dandelions_to_move() {
+                let mut free = f.flowers & !g.flowers;
+                while free != 0 {
+                    let c = free.trailing_zeros();
+                    free &= free - 1;
+                    stack.push(Field {
+                        seeds: g.seeds & !(1 << c),
+                        flowers: g.flowers | 1 << c,
+                        dirs: g.dirs,
+                    });
+                }
+            } else {
+                for d in 0..8 {
+                    if (f.dirs & !g.dirs) >> d & 1 != 0 {
+                        let seeds = (g.seeds | self.spread(g.flowers, d)) & !g.flowers;
+                        if seeds & !may_seed == 0 {
+                            stack.push(Field {
+                                seeds,
+                                dirs: g.dirs | 1 << d,
+                                ..g
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// True when the game is over: every cell covered, or all turns played.
     pub(crate) fn is_over(&self, f: &Field) -> bool {
         f.covered() == self.full || f.turns() >= TURNS

@@ -17,6 +17,7 @@
 
 use super::field::{Field, Geometry, DIRECTION_NAMES, MAX_SIDE, MIN_SIDE, TURNS};
 use super::{ID, NAME};
+use crate::core::notation::number;
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
 };
@@ -341,6 +342,14 @@ impl Game for Dandelions {
                 "a seeded cell lies on no ray of a flower in a direction already blown",
             ));
         }
+        if !self.geo.is_reachable(&f) {
+            return Err(PositionError::illegal(
+                text,
+                "no order of these flowers and winds leaves these seeds: each wind seeds every \
+                 cell on its rays from the flowers planted before it, and a seed goes only \
+                 under a flower planted later",
+            ));
+        }
         Ok(self.geo.key(&f))
     }
 
@@ -370,13 +379,13 @@ impl Game for Dandelions {
         }
         if f.dandelions_to_move() {
             let n = self.geo.side();
-            let cell = match t.parse::<u32>() {
-                Ok(c) if c < self.geo.cells() => Some(c),
-                Ok(_) => None,
-                Err(_) => {
+            let cell = match number(t) {
+                Some(c) if c < self.geo.cells() => Some(c),
+                Some(_) => None,
+                None => {
                     let mut chars = t.chars();
                     let col = chars.next().map(|c| c.to_ascii_lowercase());
-                    let row = chars.as_str().parse::<u32>().ok();
+                    let row = number(chars.as_str());
                     match (col, row) {
                         (Some(c @ 'a'..='z'), Some(r))
                             if (c as u32 - 'a' as u32) < n && (1..=n).contains(&r) =>
@@ -407,7 +416,7 @@ impl Game for Dandelions {
             let d = DIRECTION_NAMES
                 .iter()
                 .position(|name| name.eq_ignore_ascii_case(t))
-                .or_else(|| t.parse::<usize>().ok().filter(|&d| d < 8))
+                .or_else(|| number(t).map(|d| d as usize).filter(|&d| d < 8))
                 .ok_or_else(|| {
                     PositionError::malformed(
                         text,

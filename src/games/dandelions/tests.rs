@@ -245,6 +245,7 @@ proptest! {
         prop_assert_eq!(g.field(key), Some(f));
         prop_assert!(key >> g.key_bits() == 0);
         prop_assert!(g.is_plausible(&f));
+        prop_assert!(g.is_reachable(&f));
         // The image of a state after a wind is the image's state after the
         // image wind; the same for a flower.
         let t = g.transform(&f, sym);
@@ -279,6 +280,63 @@ proptest! {
 }
 
 #[test]
+fn the_fields_taken_are_exactly_those_games_reach() {
+    for n in [2, 3] {
+        let g = Geometry::new(n);
+        // Every field a game reaches, by playing every move from the start.
+        let mut reached = std::collections::HashSet::new();
+        let mut stack = vec![Field::default()];
+        while let Some(f) = stack.pop() {
+            if !reached.insert(f) || g.is_over(&f) {
+                continue;
+            }
+            if f.dandelions_to_move() {
+                for c in (0..g.cells()).filter(|c| f.flowers >> c & 1 == 0) {
+                    stack.push(Field {
+                        seeds: f.seeds & !(1 << c),
+                        flowers: f.flowers | 1 << c,
+                        dirs: f.dirs,
+                    });
+                }
+            } else {
+                for d in (0..8).filter(|d| f.dirs >> d & 1 == 0) {
+                    stack.push(Field {
+                        seeds: (f.seeds | g.spread(f.flowers, d)) & !f.flowers,
+                        dirs: f.dirs | 1 << d,
+                        ..f
+                    });
+                }
+            }
+        }
+        // Every field there is: each cell empty, seeded or a flower, and
+        // each set of directions.
+        let mut taken = 0;
+        for cells in 0..3u32.pow(g.cells()) {
+            let (mut seeds, mut flowers, mut c) = (0, 0, cells);
+            for i in 0..g.cells() {
+                match c % 3 {
+                    1 => seeds |= 1 << i,
+                    2 => flowers |= 1 << i,
+                    _ => {}
+                }
+                c /= 3;
+            }
+            for dirs in 0..=255u8 {
+                let f = Field {
+                    seeds,
+                    flowers,
+                    dirs,
+                };
+                let reachable = g.is_reachable(&f);
+                assert_eq!(reachable, reached.contains(&f), "{n}x{n}: {f:?}");
+                taken += usize::from(reachable);
+            }
+        }
+        assert_eq!(taken, reached.len(), "{n}x{n}");
+    }
+}
+
+#[test]
 fn bad_positions_are_refused() {
     let game = Dandelions::from_variant("").unwrap();
     for bad in [
@@ -290,6 +348,8 @@ fn bad_positions_are_refused() {
         "FF....................... -",  // two flowers, no wind
         "F*....................... 4",  // a seed west of the flower blown west... no: east of it
         "......................... 0",  // a wind before any flower
+        "F........................ 0",  // the east wind after a1's flower seeds b1-e1
+        "F*....................... 0",  // and all four of them
     ] {
         assert!(game.parse_position(bad).is_err(), "{bad}");
     }
@@ -300,7 +360,10 @@ fn bad_positions_are_refused() {
         Ok(1 << 40 | (2 + 3 + 9 + 27 + 81))
     );
     assert_eq!(game.descriptor().key_bits, 48);
-    assert!(game.parse_position("F*....................... 0").is_ok());
+    // The east wind before a1's flower: nothing seeded.
+    assert!(game.parse_position("F........................ 0").is_err());
+    assert!(game.parse_position("F.........F.............. 0").is_err());
+    assert!(game.parse_position(".F********............... 0").is_err());
     assert!(Dandelions::from_variant("6x6").is_err());
     assert!(Dandelions::from_variant("4x5").is_err());
 }

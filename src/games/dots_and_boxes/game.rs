@@ -3,6 +3,7 @@
 
 use super::lanes::{Simd, LANE_MASK};
 use super::{ID, NAME};
+use crate::core::notation::number;
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, Position, PositionError, VariantError,
 };
@@ -269,13 +270,10 @@ impl DotsAndBoxes {
         (1 << self.edges) - 1
     }
 
-    /// An edge number: decimal digits only (no sign), below the edge count.
+    /// An edge number (in the notations' one form of a number), below the
+    /// edge count.
     fn parse_edge(&self, text: &str) -> Option<u32> {
-        let t = text.trim();
-        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        t.parse::<u32>().ok().filter(|&e| e < self.edges)
+        number(text.trim()).filter(|&e| e < self.edges)
     }
 }
 
@@ -400,11 +398,14 @@ impl Game for DotsAndBoxes {
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|t| !t.is_empty())
             .collect();
+        // The tokens as given, before the side and score are taken off the
+        // end: what an error quotes.
+        let given = tokens.clone();
         let mut score = None;
         if let Some(last) = tokens.last() {
             if let Some((a, b)) = last.split_once('-') {
                 let num = |t: &str| {
-                    t.parse::<u32>().map_err(|_| {
+                    number(t).ok_or_else(|| {
                         PositionError::malformed(
                             text,
                             format!("{last:?} is not a score: write A's boxes, '-', B's boxes"),
@@ -444,7 +445,7 @@ impl Game for DotsAndBoxes {
             _ => {
                 for (i, part) in tokens.iter().enumerate() {
                     let e = self.parse_edge(part).ok_or_else(|| {
-                        let after = tokens.get(i + 1..).unwrap_or_default().join(" ");
+                        let after = given.get(i + 1..).unwrap_or_default().join(" ");
                         let why = if matches!(part.to_ascii_uppercase().as_str(), "A" | "B") {
                             // The side to move was not last: what follows it is
                             // the mistake.

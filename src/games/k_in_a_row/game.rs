@@ -19,6 +19,7 @@
 use super::board::{Geometry, Stones, Variant, VariantSpecError};
 use super::key::Keys;
 use super::{ID, NAME};
+use crate::core::notation::number;
 use crate::core::{
     Edge, Game, GameDescriptor, Limits, Move, Player, PositionError, Value, VariantError,
 };
@@ -177,7 +178,7 @@ impl KInARow {
     fn parse_cell(&self, text: &str) -> Option<u32> {
         let t = text.trim();
         let cells = self.geo.cells();
-        if let Ok(c) = t.parse::<u32>() {
+        if let Some(c) = number(t) {
             return (c < cells).then_some(c);
         }
         let (cols, rows) = (self.variant().cols(), self.variant().rows());
@@ -190,7 +191,7 @@ impl KInARow {
         } else {
             (letter as u32).checked_sub('A' as u32)? + 26
         };
-        let row = chars.as_str().parse::<u32>().ok()?.checked_sub(1)?;
+        let row = number(chars.as_str())?.checked_sub(1)?;
         (col < cols && row < rows).then_some(row * cols + col)
     }
 
