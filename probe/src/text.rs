@@ -57,10 +57,11 @@ pub fn report(a: &Answer, line: Option<&[Move]>, color: bool) -> String {
             signed(f)
         );
     }
+    let r = a.remoteness();
     let _ = writeln!(
         o,
-        "Remoteness: {} plies to the end under perfect play",
-        a.remoteness()
+        "Remoteness: {r} {} to the end under perfect play",
+        if r == 1 { "ply" } else { "plies" }
     );
     let moves: Vec<_> = a.moves().collect();
     if a.is_over() {

@@ -338,3 +338,39 @@ def check_layout(driver, url, plies=0, shots=None):
                 driver.save_screenshot(str(SCREENSHOTS / f"{shots}-{width}.png"))
     finally:
         driver.set_window_size(1200, 1600)
+
+
+def _idle_with(driver, test):
+    """Wait until the page is idle and `test(shown(driver))` holds."""
+    WebDriverWait(driver, WAIT, poll_frequency=0.02).until(lambda d: not d.execute_script(
+        "return document.body.dataset.busy") and test(shown(d)))
+    return shown(driver)
+
+
+def check_entry_box_and_bad_link(driver, base, db, game, variant, typed):
+    """A link to a position that does not read shows its error on a whole
+    page, the start's; a position typed into `form#enter input` shows on
+    Enter, as `query --json` answers it; one that does not read leaves its
+    error on the position shown before."""
+    start = query_json(db, "start")
+    open_page(driver, page_url(base, game, variant, "not a position"))
+    page = _idle_with(driver, lambda p: p["buttons"])
+    assert "the link's position: malformed position" in page["error"], page
+    assert page["position"] == start["position"], page
+    assert [m for m, _ in page["buttons"]] == [m["move"] for m in start["moves"]], page
+    assert page["to_move"] == start["to_move"] and page["value"] != "", page
+    answer = query_json(db, typed)
+    box = driver.find_element(By.CSS_SELECTOR, "form#enter input")
+    box.clear()
+    box.send_keys(typed + Keys.ENTER)
+    page = _idle_with(driver, lambda p: p["position"] == typed and p["buttons"])
+    assert page["error"] == "", page
+    assert [m for m, _ in page["buttons"]] == [m["move"] for m in answer["moves"]], page
+    assert page["remoteness"] == str(answer["remoteness"]), page
+    assert f"p={urllib.parse.quote(typed)}" in driver.current_url.replace("+", "%20"), driver.current_url
+    box = driver.find_element(By.CSS_SELECTOR, "form#enter input")
+    box.clear()
+    box.send_keys("zz zz" + Keys.ENTER)
+    page = _idle_with(driver, lambda p: p["error"] != "")
+    assert "not shown: malformed position" in page["error"], page
+    assert page["position"] == typed and page["buttons"], page

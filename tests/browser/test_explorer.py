@@ -27,7 +27,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from explorer_page import (BIN, PLAYERS, WAIT, check_against_query, check_computer_chart_undo_and_hints,
-                           check_layout, new_browser, open_page, page_url, run, settle, shown)
+                           check_entry_box_and_bad_link, check_layout, new_browser, open_page, page_url,
+                           run, settle, shown)
 
 # (game, variant, book depth or None for a complete database)
 GAMES = [
@@ -228,11 +229,9 @@ def test_the_page_says_who_plays_which_pieces(server, browser):
     assert "X: crosses" in browser.find_element(By.ID, "about").text
 
 
-def test_bad_position_in_link_shows_an_error(server, browser):
-    open_page(browser, page_url(server, "british-square", "4x4", "not a position"))
-    error = browser.find_element(By.ID, "error").text
-    assert "malformed position" in error
-    assert browser.find_elements(By.CSS_SELECTOR, "#moves [data-move]") == []
+def test_bad_link_falls_back_to_the_start_and_a_typed_position_shows(dbs, server, browser):
+    check_entry_box_and_bad_link(browser, server, dbs["british-square"], "british-square", "4x4",
+                                 "b2 c3")
 
 
 def test_computer_chart_undo_and_hints(dbs, server, browser):

@@ -41,8 +41,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from explorer_page import (BIN, ROOT, WAIT, check_against_query, check_computer_chart_undo_and_hints,
-                           check_layout, new_browser, open_page, page_url, query_json, run, settle,
-                           shown)
+                           check_entry_box_and_bad_link, check_layout, new_browser, open_page, page_url,
+                           query_json, run, settle, shown)
 
 NGINX = os.environ.get("BOARDSOLVE_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 FIGURES = ROOT / "target" / "static-site-figures.json"
@@ -366,11 +366,10 @@ def test_computer_chart_undo_hints_and_layout(dbs, site, nginx, browser):
     assert not any("favicon" in path for path in paths), paths
 
 
-def test_bad_position_in_link_shows_an_error(site, nginx, browser):
+def test_bad_link_falls_back_to_the_start_and_a_typed_position_shows(dbs, site, nginx, browser):
     base, _ = nginx
-    open_page(browser, page_url(f"{base}/{site.name}", "british-square", "5x5", "not a position"))
-    assert "malformed position" in browser.find_element(By.ID, "error").text
-    assert browser.find_elements(By.CSS_SELECTOR, "#moves [data-move]") == []
+    check_entry_box_and_bad_link(browser, f"{base}/{site.name}", dbs["bsq.db"], "british-square",
+                                 "5x5", "b2 c3")
 
 
 # d. A search past an opening book, in the browser.
