@@ -196,6 +196,19 @@ def chart(driver):
     """)
 
 
+def chart_overlaps(driver):
+    """How many times a label of the chart meets one of its points."""
+    return driver.execute_script("""
+        const svg = document.querySelector('svg[data-chart="value"]');
+        const labels = Array.from(svg.querySelectorAll(':scope > text'), (t) => t.getBBox());
+        const dots = Array.from(svg.querySelectorAll('[data-point] circle:last-of-type'),
+                                (c) => c.getBBox());
+        const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width
+            && a.y < b.y + b.height && b.y < a.y + a.height;
+        return labels.flatMap((l) => dots.filter((d) => meet(l, d))).length;
+    """)
+
+
 def click(driver, selector):
     driver.find_element(By.CSS_SELECTOR, selector).click()
     settle(driver)
@@ -226,6 +239,8 @@ def check_computer_chart_undo_and_hints(driver, base, db, game, variant):
     # one of the best moves of the position it led to.
     open_page(driver, page_url(base, game, variant, ai="second"))
     assert [p["point"] for p in chart(driver)] == [0]
+    # The chart's labels stay clear of its points, the first one too.
+    assert chart_overlaps(driver) == 0
     start = shown(driver)["position"]
     for ply in range(2):
         move = shown(driver)["buttons"][-1][0]
@@ -263,6 +278,7 @@ def check_computer_chart_undo_and_hints(driver, base, db, game, variant):
     press(driver, Keys.ARROW_RIGHT)
     assert shown(driver)["position"] == line[2]
     assert [p["position"] for p in chart(driver)][1:] == line[1:3]
+    assert chart_overlaps(driver) == 0
 
     # Hints off: the buttons say the moves alone, uncoloured, the board's
     # values and the line of perfect play are hidden; the moves still play.
