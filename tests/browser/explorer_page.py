@@ -96,6 +96,7 @@ def shown(driver):
             outcome: text('outcome'), remoteness: text('remoteness'), line: text('line'),
             status: text('status'), error: text('error'),
             buttons: moves('#moves [data-move]'), shapes: moves('#board [data-move]'),
+            texts: Array.from(document.querySelectorAll('#moves [data-move]'), (e) => e.textContent),
         };
     """)
 
@@ -173,6 +174,15 @@ def check_against_query(db, page):
     assert (page["value_side"], page["value"], page["outcome"]) == for_first(db, expected)
     assert page["remoteness"] == str(expected["remoteness"])
     assert page["buttons"] == [[m["move"], str(m["value"])] for m in expected["moves"]]
+    # With hints, each button says its value and its distance to the end
+    # (the plies from here, the move's own included).
+    if any(":" in t for t in page["texts"]):
+        even = PLAYERS[game_of(db)][2] or "draw"
+        word = {"win": "win", "lose": "loss", "tie": even}
+        assert page["texts"] == [
+            f'{m["move"]}: {signed(m["value"])}, {word[m["moveValue"]]} in {m["remoteness"] + 1}'
+            for m in expected["moves"]
+        ], page["texts"]
     # The board's shapes carry the same moves and values as the buttons
     # (written signed, as in `query --svg`): every game draws a board.
     as_numbers = lambda moves: sorted((m, int(v)) for m, v in moves)  # noqa: E731
