@@ -126,6 +126,14 @@ impl Game {
         self.present().move_notation()
     }
 
+    /// What joins the names of the moves played from the start into a
+    /// position of this game (`""` for Connect Four's `4453`, `" "` for
+    /// British Square's `b2 c3`), or `None` where a position is not its
+    /// moves (Dots and Boxes, Dandelions).
+    pub fn moves_separator(self) -> Option<&'static str> {
+        self.present().moves_separator()
+    }
+
     /// The word for the game's even result: `draw` where nobody wins
     /// (Connect Four, k-in-a-row), `tie` where the scores are equal
     /// (British Square, Dots and Boxes); `None` for a game that always has

@@ -89,6 +89,16 @@ pub trait Presentation: Game {
     fn layer_name(&self) -> &'static str {
         "layer"
     }
+
+    /// What joins the names of the moves played from the start into a
+    /// position the game reads back (Connect Four's `4453`: nothing;
+    /// British Square's `b2 c3`: a space), so that a link can carry them;
+    /// `None` (the default) for a game whose positions are not their moves
+    /// (Dots and Boxes needs the side to move and the score, Dandelions
+    /// writes its field).
+    fn moves_separator(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Who wins a score and by how much, in a game's own words (see

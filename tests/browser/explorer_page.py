@@ -389,7 +389,7 @@ def check_entry_box_and_bad_link(driver, base, db, game, variant, typed):
     box = driver.find_element(By.CSS_SELECTOR, "form#enter input")
     box.clear()
     box.send_keys(typed + Keys.ENTER)
-    page = _idle_with(driver, lambda p: p["position"] == typed and p["buttons"])
+    page = _idle_with(driver, lambda p: p["position"] == answer["position"] and p["buttons"])
     assert page["error"] == "", page
     assert [m for m, _ in page["buttons"]] == [m["move"] for m in answer["moves"]], page
     assert page["remoteness"] == str(answer["remoteness"]), page
@@ -399,4 +399,34 @@ def check_entry_box_and_bad_link(driver, base, db, game, variant, typed):
     box.send_keys("zz zz" + Keys.ENTER)
     page = _idle_with(driver, lambda p: p["error"] != "")
     assert "not shown: malformed position" in page["error"], page
-    assert page["position"] == typed and page["buttons"], page
+    assert page["position"] == answer["position"] and page["buttons"], page
+
+
+def _link_position(driver):
+    """The position of the page's "Link to this position"."""
+    href = driver.find_element(By.ID, "link").get_attribute("href")
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(href).fragment)["p"][0]
+
+
+def check_link_with_moves(driver, base, db, game, variant, moves, sep):
+    """A link whose position is the moves from the start (`4453`) opens
+    that line: the board after them, a chart point for each, undo back
+    along them; the page's own link carries the moves played, a move
+    clicked added."""
+    text = sep.join(moves)
+    open_page(driver, page_url(base, game, variant, text))
+    answer = query_json(db, text)
+    page = _idle_with(driver, lambda p: p["buttons"])
+    assert page["error"] == "", page
+    assert page["position"] == answer["position"], page
+    assert [p["played"] for p in chart(driver)] == [""] + moves
+    assert _link_position(driver) == text
+    press(driver, Keys.ARROW_LEFT)
+    before = sep.join(moves[:-1])
+    page = _idle_with(driver, lambda p: p["position"] == query_json(db, before)["position"])
+    assert _link_position(driver) == before
+    move = page["buttons"][0][0]
+    click(driver, f'#moves [data-move="{move}"]')
+    settle(driver)
+    assert _link_position(driver) == sep.join(moves[:-1] + [move])
+    assert shown(driver)["position"] == query_json(db, sep.join(moves[:-1] + [move]))["position"]

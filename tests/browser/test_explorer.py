@@ -27,8 +27,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from explorer_page import (BIN, PLAYERS, WAIT, check_against_query, check_computer_chart_undo_and_hints,
-                           check_entry_box_and_bad_link, check_layout, new_browser, open_page, page_url,
-                           run, settle, shown)
+                           check_entry_box_and_bad_link, check_layout, check_link_with_moves,
+                           new_browser, open_page, page_url, run, settle, shown)
 
 # (game, variant, book depth or None for a complete database)
 GAMES = [
@@ -232,6 +232,13 @@ def test_the_page_says_who_plays_which_pieces(server, browser):
 def test_bad_link_falls_back_to_the_start_and_a_typed_position_shows(dbs, server, browser):
     check_entry_box_and_bad_link(browser, server, dbs["british-square"], "british-square", "4x4",
                                  "b2 c3")
+
+
+def test_a_link_with_moves_opens_their_line(dbs, server, browser):
+    check_link_with_moves(browser, server, dbs["connect-four"], "connect-four", "5x4",
+                          list("3324"), "")
+    check_link_with_moves(browser, server, dbs["british-square"], "british-square", "4x4",
+                          ["b2", "c3", "a1"], " ")
 
 
 def test_computer_chart_undo_and_hints(dbs, server, browser):

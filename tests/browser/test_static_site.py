@@ -41,8 +41,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from explorer_page import (BIN, ROOT, WAIT, check_against_query, check_computer_chart_undo_and_hints,
-                           check_entry_box_and_bad_link, check_layout, new_browser, open_page, page_url,
-                           query_json, run, settle, shown)
+                           check_entry_box_and_bad_link, check_layout, check_link_with_moves,
+                           new_browser, open_page, page_url, query_json, run, settle, shown)
 
 NGINX = os.environ.get("BOARDSOLVE_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 FIGURES = ROOT / "target" / "static-site-figures.json"
@@ -372,6 +372,13 @@ def test_bad_link_falls_back_to_the_start_and_a_typed_position_shows(dbs, site, 
                                  "5x5", "b2 c3")
 
 
+def test_a_link_with_moves_opens_their_line(dbs, site, nginx, browser):
+    base, _ = nginx
+    url = f"{base}/{site.name}"
+    check_link_with_moves(browser, url, dbs["c4-5x4.db"], "connect-four", "5x4", list("3324"), "")
+    check_link_with_moves(browser, url, dbs["bsq.db"], "british-square", "5x5", ["b2", "c3", "a1"], " ")
+
+
 # d. A search past an opening book, in the browser.
 
 def test_connect_four_past_the_book_is_searched(dbs, site, nginx, browser):
@@ -382,7 +389,8 @@ def test_connect_four_past_the_book_is_searched(dbs, site, nginx, browser):
     p = "3 3 2 4"
     open_page(browser, page_url(f"{base}/{site.name}", "connect-four", "5x4", p))
     page = shown(browser)
-    assert page["position"] == p
+    # The moves from the start: the page shows their board.
+    assert page["position"] == query_json(db, p)["position"]
     check_against_query(db, page)
     history = play_by_clicking(browser, db, 3, choose=lambda buttons, ply: buttons[-1][0])
     assert len(history) == 4

@@ -284,8 +284,9 @@ export class Tablebase {
   }
 
   /// The game, as `query serve`'s `GET /api/info` lists it (parsed):
-  /// `{game, variant, records, complete, searched_past_the_book, file,
-  /// about, players: [{name, pieces}, ...]}`.
+  /// `{game, variant, alias, moves_joined_by, records, complete,
+  /// searched_past_the_book, file, about, even, players: [{name, pieces},
+  /// ...]}`.
   async served() {
     return JSON.parse(await this.run((t) => t.servedJson()));
   }

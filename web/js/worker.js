@@ -7,9 +7,9 @@
 //   worker.postMessage({ id: 1, op: "position", db: 0, p: "start" });
 //
 // Messages to the worker: {id, op, db, p, m}, op one of
-//   "info"      {databases: [{game, variant, records, complete, searched_past_the_book,
-//               file, about, players}]} (the body of GET /api/info; opens every
-//               database)
+//   "info"      {databases: [{game, variant, alias, moves_joined_by, records, complete,
+//               searched_past_the_book, file, about, even, players}]} (the body of
+//               GET /api/info; opens every database)
 //   "position"  the answer `query --json` prints (GET /api/position), parsed
 //   "svg"       the picture `query --svg` draws, as text (an error when the
 //               game has none, as serve's 404)

@@ -460,7 +460,8 @@ impl Tablebase {
 
     /// The game served from this file, as `query serve`'s `GET /api/info`
     /// lists it: game, variant, its other name (`tic-tac-toe`, or `null`),
-    /// records, whether positions past a book are
+    /// what joins the moves from the start into a position (`""`, `" "`,
+    /// or `null`: [`Game::moves_separator`]), records, whether positions past a book are
     /// searched, whether there is a file, the game in one line, its word
     /// for an even result (`null` for a game that always has a winner) and
     /// its players' names and pieces, so that a page can say who plays
@@ -476,6 +477,7 @@ impl Tablebase {
             game: &'static str,
             variant: &'static str,
             alias: Option<&'static str>,
+            moves_joined_by: Option<&'static str>,
             records: u64,
             complete: bool,
             searched_past_the_book: bool,
@@ -493,6 +495,7 @@ impl Tablebase {
             game: g.name(),
             variant: g.variant(),
             alias: g.alias(),
+            moves_joined_by: g.moves_separator(),
             records: self.len(),
             complete: self.is_complete(),
             searched_past_the_book: self.searches(),

@@ -77,6 +77,10 @@ impl Presentation for BritishSquare {
     fn layer_name(&self) -> &'static str {
         "pieces"
     }
+
+    fn moves_separator(&self) -> Option<&'static str> {
+        Some(" ")
+    }
 }
 
 impl BritishSquare {

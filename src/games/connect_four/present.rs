@@ -24,6 +24,12 @@ impl Presentation for ConnectFour {
         "column"
     }
 
+    /// Columns of one digit each run together, as gamesolver.org's
+    /// `?pos=4453` does.
+    fn moves_separator(&self) -> Option<&'static str> {
+        Some(if self.variant().width() <= 9 { "" } else { " " })
+    }
+
     fn move_number(&self, mv: Move) -> u32 {
         u32::from(mv.0) + 1
     }

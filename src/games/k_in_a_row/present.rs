@@ -67,6 +67,10 @@ impl Presentation for KInARow {
     fn layer_name(&self) -> &'static str {
         "stones"
     }
+
+    fn moves_separator(&self) -> Option<&'static str> {
+        Some(" ")
+    }
 }
 
 /// A cell's text in drawings.
