@@ -271,6 +271,15 @@ impl Svg {
         self.out.push_str("</g>\n");
     }
 
+    /// A line through a winning row of stones (a four, a line of k), in
+    /// a group `data-mark="win"` that pages and tests find.
+    pub(crate) fn win_line(&mut self, from: (i32, i32), to: (i32, i32)) {
+        self.out.push_str("<g data-mark=\"win\">\n");
+        let pen = Pen::new("#009e73", 10).with(" stroke-opacity=\"0.8\"");
+        self.line(from.0, from.1, to.0, to.1, pen);
+        self.out.push_str("</g>\n");
+    }
+
     /// The legend in the band starting at `y`: a swatch per outcome (the
     /// even one named `even`, left out for a game that has none) and the
     /// mark of the best moves, centred on `width`.

@@ -229,3 +229,62 @@ fn dandelions_pictures_show_the_wind_on_a_compass() {
         assert!(svg.contains("blown"), "{text}");
     }
 }
+
+#[test]
+fn a_win_is_drawn_as_a_line_from_end_to_end_of_its_stones() {
+    use boardsolve::registry::AnyGame;
+    for (name, variant, position, ends) in [
+        // X's four along the bottom row, columns 4 to 7.
+        (
+            "connect-four",
+            "7x6",
+            "4455667",
+            Some(((228, 356), (396, 356))),
+        ),
+        ("connect-four", "7x6", "445566", None),
+        // X's column a, top to bottom.
+        (
+            "k-in-a-row",
+            "3x3,k=3",
+            "a1 b1 a2 b2 a3",
+            Some(((136, 96), (136, 224))),
+        ),
+        ("k-in-a-row", "3x3,k=3", "a1 b1 a2 b2", None),
+    ] {
+        let game = AnyGame::new(name, variant).unwrap();
+        let state = game.game().parse(position).unwrap().state;
+        let svg = game.present().render_svg(state, &[], "t").unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let lines: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.attribute("data-mark") == Some("win"))
+            .flat_map(|g| g.children().filter(|c| c.has_tag_name("line")))
+            .map(|l| {
+                let at = |a| l.attribute(a).unwrap().parse::<i32>().unwrap();
+                ((at("x1"), at("y1")), (at("x2"), at("y2")))
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            ends.into_iter().collect::<Vec<_>>(),
+            "{name} {position}"
+        );
+        // Each end is the centre of one of the winner's stones.
+        for ((x1, y1), (x2, y2)) in lines {
+            for (x, y) in [(x1, y1), (x2, y2)] {
+                let centre = doc.descendants().any(|n| {
+                    n.attribute("cx") == Some(&x.to_string())
+                        && n.attribute("cy") == Some(&y.to_string())
+                }) || doc.descendants().any(|n| {
+                    // k-in-a-row draws X as two strokes crossing at the centre.
+                    let at = |a| n.attribute(a).and_then(|v| v.parse::<i32>().ok());
+                    n.has_tag_name("line")
+                        && n.attribute("stroke") == Some("#333333")
+                        && matches!((at("x1"), at("x2"), at("y1"), at("y2")),
+                            (Some(a), Some(b), Some(c), Some(d)) if (a + b) / 2 == x && (c + d) / 2 == y)
+                });
+                assert!(centre, "{name} {position}: ({x}, {y}) is no stone's centre");
+            }
+        }
+    }
+}

@@ -206,6 +206,21 @@ pub(crate) fn winning_cells<G: Geometry>(g: G, pos: u64, mask: u64) -> u64 {
     r & (g.board() ^ mask)
 }
 
+/// Every four of the stones `pos`: its first cell (the lowest bit) and the
+/// step between its cells (a bit shift).
+pub(crate) fn fours<G: Geometry>(g: G, pos: u64) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for d in [1, g.stride(), g.height(), g.height() + 2] {
+        let m = pos & (pos >> d);
+        let mut starts = m & (m >> (2 * d));
+        while starts != 0 {
+            out.push((starts.trailing_zeros(), d));
+            starts &= starts - 1;
+        }
+    }
+    out
+}
+
 /// True when the stones `pos` contain a four.
 #[inline]
 pub(crate) fn has_four<G: Geometry>(g: G, pos: u64) -> bool {

@@ -1,6 +1,7 @@
 //! How Connect Four looks: the board as text, the values under the columns,
 //! and the SVG picture.
 
+use super::bits::{self, Geometry};
 use super::board::Bitboard;
 use super::ConnectFour;
 use crate::core::{Move, MoveMark, Player};
@@ -137,6 +138,22 @@ impl ConnectFour {
                     None => "#ffffff",
                 };
                 pic.circle(cx, cy, CELL / 2 - 6, fill, "#0f2f57", 2);
+            }
+        }
+        if p.is_won() {
+            // The four (or fours) the last stone made, each a line through
+            // its stones.
+            let g = p.geo();
+            let stride = g.stride() as i32;
+            let centre = |bit: u32| {
+                let (c, r) = (bit as i32 / stride, bit as i32 % stride);
+                (
+                    left + c * CELL + CELL / 2,
+                    top + (h - 1 - r) * CELL + CELL / 2,
+                )
+            };
+            for (start, step) in bits::fours(g, p.current() ^ p.mask()) {
+                pic.win_line(centre(start), centre(start + 3 * step));
             }
         }
         for c in 0..w {

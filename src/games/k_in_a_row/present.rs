@@ -2,7 +2,7 @@
 //! and the SVG picture.
 
 use super::KInARow;
-use crate::core::MoveMark;
+use crate::core::{MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
@@ -148,6 +148,23 @@ impl KInARow {
                 pic.line(cx - d, cy + d, cx + d, cy - d, Pen::new("#333333", 6));
             } else if st.o >> cell & 1 != 0 {
                 pic.circle(cx, cy, cell_px / 4 + 2, "none", "#333333", 6);
+            }
+        }
+        if let Some(winner) = self.winner(st) {
+            // Each full line of the winner, a line through its stones.
+            let stones = if winner == Player::First { st.x } else { st.o };
+            let centre = |cell: u32| {
+                let (r, c) = ((cell as i32) / cols, (cell as i32) % cols);
+                (
+                    left + c * cell_px + cell_px / 2,
+                    top + r * cell_px + cell_px / 2,
+                )
+            };
+            for &line in self.geometry().lines() {
+                if line & stones == line {
+                    let last = 63 - line.leading_zeros();
+                    pic.win_line(centre(line.trailing_zeros()), centre(last));
+                }
             }
         }
         pic.legend(width, top + board_h + 12, self.even_result());
