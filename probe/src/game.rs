@@ -267,12 +267,6 @@ impl GameEntry {
     pub fn has_book(self) -> bool {
         matches!(self.info.kind, DatabaseKind::Book { .. })
     }
-
-    /// The game's other names, each with the variant it stands for
-    /// (`("tic-tac-toe", "3x3,k=3")`).
-    pub fn aliases(self) -> &'static [(&'static str, &'static str)] {
-        self.info.aliases
-    }
 }
 
 /// Every game this build knows, in the order of help texts (the first is
