@@ -74,7 +74,7 @@ impl Game {
 
     /// The other name of this game and variant (`tic-tac-toe` for
     /// k-in-a-row 3x3,k=3), if it has one: menus and lists show it.
-    pub fn alias(self) -> Option<&'static str> {
+    pub(crate) fn alias(self) -> Option<&'static str> {
         self.any.alias()
     }
 
@@ -130,7 +130,7 @@ impl Game {
     /// position of this game (`""` for Connect Four's `4453`, `" "` for
     /// British Square's `b2 c3`), or `None` where a position is not its
     /// moves (Dots and Boxes, Dandelions).
-    pub fn moves_separator(self) -> Option<&'static str> {
+    pub(crate) fn moves_separator(self) -> Option<&'static str> {
         self.present().moves_separator()
     }
 

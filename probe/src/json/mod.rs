@@ -461,7 +461,7 @@ impl Tablebase {
     /// The game served from this file, as `query serve`'s `GET /api/info`
     /// lists it: game, variant, its other name (`tic-tac-toe`, or `null`),
     /// what joins the moves from the start into a position (`""`, `" "`,
-    /// or `null`: [`Game::moves_separator`]), records, whether positions
+    /// or `null`), records, whether positions
     /// past a book are searched, whether there is a file, the game in one line, its word
     /// for an even result (`null` for a game that always has a winner) and
     /// its players' names and pieces, so that a page can say who plays
