@@ -242,8 +242,9 @@ pub trait Game: Send + Sync {
         }
     }
 
-    /// The headline value users see for a state whose net value is `net`:
-    /// for British Square, X's final score.
+    /// The headline value users see for a state whose net value is `net`,
+    /// for the side to move (the one sign rule): British Square's is the
+    /// side to move's final pieces minus its opponent's.
     fn score(&self, state: u64, net: i32) -> i32;
 
     /// What a database of this game can hold ([`Limits`]). The default

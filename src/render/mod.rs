@@ -7,7 +7,7 @@
 
 pub mod svg;
 
-use crate::core::{Game, Move, MoveMark};
+use crate::core::{Game, Move, MoveMark, Player};
 
 /// How a game shows itself to people: drawings, the meaning of its
 /// headline value, and the fields it adds to JSON answers.
@@ -22,8 +22,8 @@ pub trait Presentation: Game {
     /// What a headline score says beyond its number, for the game's own
     /// fields of JSON answers (after the generic `value`): Dandelions says
     /// who wins and with how many flowers or gaps. `None` by default.
-    fn score_detail(&self, score: i32) -> Option<ScoreDetail> {
-        let _ = score;
+    fn score_detail(&self, score: i32, side: Player) -> Option<ScoreDetail> {
+        let _ = (score, side);
         None
     }
 

@@ -6,7 +6,7 @@
 //! mode (`query --json -`) writes hundreds of thousands a second.
 
 use boardsolve::render::Presentation;
-use boardsolve::Move;
+use boardsolve::{Move, Player};
 
 use crate::answer::{best_remoteness, class, Answer};
 use crate::position::Move as NamedMove;
@@ -71,9 +71,10 @@ fn int(out: &mut String, n: impl Into<i64>) {
     out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
-/// Appends the game's own fields of a score, each after a comma.
-fn detail(o: &mut String, game: &dyn Presentation, score: i32) {
-    if let Some(d) = game.score_detail(score) {
+/// Appends the game's own fields of a score for `side`, each after a
+/// comma.
+fn detail(o: &mut String, game: &dyn Presentation, score: i32, side: Player) {
+    if let Some(d) = game.score_detail(score, side) {
         o.push_str(",\"winner\":");
         string(o, d.winner);
         o.push_str(",\"");
@@ -103,7 +104,7 @@ pub(super) fn answer(o: &mut String, input: &str, answer: &Answer, pv: Option<&[
     string(o, game.player_name(a.to_move));
     o.push_str(",\"value\":");
     int(o, a.score);
-    detail(o, game, a.score);
+    detail(o, game, a.score, a.to_move);
     o.push_str(",\"remoteness\":");
     int(o, a.value.remoteness);
     o.push_str(",\"net\":");
@@ -140,7 +141,8 @@ pub(super) fn answer(o: &mut String, input: &str, answer: &Answer, pv: Option<&[
         }
         o.push_str(",\"value\":");
         int(o, m.score);
-        detail(o, game, m.score);
+        // A move's value is for the side making it: the side to move.
+        detail(o, game, m.score, a.to_move);
         o.push_str(",\"remoteness\":");
         int(o, m.child_value.remoteness);
         o.push_str(",\"deltaRemoteness\":");

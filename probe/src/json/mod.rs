@@ -59,8 +59,8 @@ impl Serialize for Move {
 struct Detail(Option<boardsolve::render::ScoreDetail>);
 
 impl Detail {
-    fn of(game: Game, score: i32) -> Detail {
-        Detail(game.present().score_detail(score))
+    fn of(game: Game, score: i32, side: Player) -> Detail {
+        Detail(game.present().score_detail(score, side))
     }
 }
 
@@ -126,7 +126,7 @@ impl Serialize for MoveList<'_> {
             code: Code::of(game, &m.mv),
             mv: m.mv,
             value: m.value,
-            detail: Detail::of(game, m.value),
+            detail: Detail::of(game, m.value, self.0.to_move()),
             remoteness: m.remoteness,
             delta_remoteness: m.delta_remoteness,
             best: m.best,
@@ -226,7 +226,7 @@ impl<'a> AnswerFields<'a> {
             position: p.board(),
             to_move: p.to_move_name(),
             value: a.value(),
-            detail: Detail::of(game, a.value()),
+            detail: Detail::of(game, a.value(), a.to_move()),
             remoteness: a.remoteness(),
             net: a.net(),
             final_lead: a.final_lead(),

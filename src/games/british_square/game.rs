@@ -742,10 +742,7 @@ impl Game for BritishSquare {
 
     fn score(&self, s: u64, net: i32) -> i32 {
         let diff = self.x(s).count_ones() as i32 - self.o(s).count_ones() as i32;
-        match self.to_move(s) {
-            Player::First => diff + net,
-            Player::Second => diff - net,
-        }
+        diff * self.to_move(s).sign() + net
     }
 
     fn lead(&self, s: u64) -> Option<i32> {

@@ -24,7 +24,7 @@ impl Presentation for BritishSquare {
     }
 
     fn score_meaning(&self) -> &'static str {
-        "X's final score (X's pieces minus O's) under perfect play"
+        "for the side to move: its final pieces minus its opponent's under perfect play"
     }
 
     fn render(&self, s: u64) -> String {

@@ -449,12 +449,12 @@ impl Game for Dandelions {
 
     fn score(&self, state: u64, net: i32) -> i32 {
         let f = self.f(state);
-        if self.geo.is_over(&f) {
-            self.geo.final_score(&f)
-        } else if f.dandelions_to_move() {
+        if !self.geo.is_over(&f) {
             net
+        } else if f.dandelions_to_move() {
+            self.geo.final_score(&f)
         } else {
-            -net
+            -self.geo.final_score(&f)
         }
     }
 

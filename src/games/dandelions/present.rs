@@ -5,7 +5,7 @@
 use super::field::{DC, DIRECTION_NAMES, DR};
 use super::game::WIND;
 use super::Dandelions;
-use crate::core::MoveMark;
+use crate::core::{MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation, ScoreDetail};
 
@@ -19,11 +19,13 @@ impl Presentation for Dandelions {
     }
 
     fn score_meaning(&self) -> &'static str {
-        "from the dandelions' side: 8 - flowers when they win (with that many flowers), minus \
-         the uncovered cells when the wind wins"
+        "for the side to move: 8 - flowers when the dandelions win (with that many flowers), \
+         the uncovered cells when the wind wins; negative when the side to move loses"
     }
 
-    fn score_detail(&self, score: i32) -> Option<ScoreDetail> {
+    fn score_detail(&self, score: i32, side: Player) -> Option<ScoreDetail> {
+        // The outcome from the dandelions' side (they move first).
+        let score = score * side.sign();
         Some(if score > 0 {
             ScoreDetail {
                 winner: "dandelions",
