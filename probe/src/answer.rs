@@ -37,9 +37,10 @@ impl Answer {
         self.a.to_move
     }
 
-    /// The value under perfect play, as the game states it
-    /// ([`Game::score_meaning`]: British Square gives X's final score,
-    /// Connect Four a score for the side to move).
+    /// The value under perfect play for the side to move, as the game
+    /// states it ([`Game::score_meaning`]: British Square gives its final
+    /// pieces minus its opponent's, Connect Four how early it wins). A
+    /// move's value ([`MoveValue::value`]) is for the side making it.
     pub fn value(&self) -> i32 {
         self.a.score
     }
@@ -55,9 +56,11 @@ impl Answer {
         self.a.value.remoteness
     }
 
-    /// The first player's final points minus the second's under perfect
-    /// play, when the score so far is known.
-    pub fn final_lead(&self) -> Option<i32> {
+    /// The value of the game's end for the first player, whoever is to
+    /// move: its final points minus the second's under perfect play (in
+    /// Connect Four, its score), when the score so far is known. The one
+    /// number of an answer on a fixed side, for charts along a game.
+    pub fn final_for_first(&self) -> Option<i32> {
         self.a.final_lead()
     }
 

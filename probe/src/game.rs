@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 
 use boardsolve::registry::{self, AnyGame, DatabaseKind, GameInfo};
 use boardsolve::render::Presentation;
-use boardsolve::Player;
+use boardsolve::{Outcome, Player};
 
 use crate::error::ProbeError;
 use crate::name::{self, Named};
@@ -146,6 +146,19 @@ impl Game {
     /// even result is ever shown).
     pub fn even_word(self) -> &'static str {
         boardsolve::render::even_word(self.present())
+    }
+
+    /// What a value says beyond win, tie or loss, in words, for `side`,
+    /// the player it is for: `O ends 2 pieces behind`, `O wins with its
+    /// 20th stone`; `None` where the outcome says all (tic-tac-toe).
+    pub fn score_words(self, score: i32, side: Player) -> Option<String> {
+        self.present().score_words(score, side)
+    }
+
+    /// A value in words for `side`, the player it is for, as `query`'s
+    /// text gives it after the number: `a loss: O ends 2 pieces behind`.
+    pub fn verdict(self, score: i32, outcome: Outcome, side: Player) -> String {
+        self.present().verdict(score, outcome, side)
     }
 
     /// True when the result is a score of points (British Square's pieces,

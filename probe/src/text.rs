@@ -35,20 +35,17 @@ pub fn report(a: &Answer, line: Option<&[Move]>, color: bool) -> String {
     let _ = writeln!(o, "Position:   {}", p.board());
     let _ = writeln!(o, "{}", p.drawing());
     let _ = writeln!(o, "To move:    {me}");
-    let verdict = match a.outcome() {
-        Outcome::Win => format!("a win for {me}"),
-        Outcome::Loss => format!("a loss for {me}"),
-        Outcome::Tie => format!("a {}", game.even_word()),
-    };
+    // The one sign rule: the value is for the side to move, and each
+    // move's value for the side making it, named on every line.
     let _ = writeln!(
         o,
-        "Value:      {} ({verdict}; {})",
+        "Value:      {} for {me}, the side to move ({})",
         signed(a.value()),
-        game.score_meaning()
+        game.verdict(a.value(), a.outcome(), a.to_move())
     );
     // Where the headline is not the final score already, and the score so
     // far was given, say how the game ends.
-    if let (false, Some(f)) = (game.keeps_score(), a.final_lead()) {
+    if let (false, Some(f)) = (game.keeps_score(), a.final_for_first()) {
         let first = game.player_name(Player::First);
         let second = game.player_name(Player::Second);
         let _ = writeln!(
@@ -78,9 +75,13 @@ pub fn report(a: &Answer, line: Option<&[Move]>, color: bool) -> String {
         let style: &dyn Fn(&MoveMark, &str) -> String = if color { &ansi } else { &plain };
         match a.move_map(style) {
             Some(map) => {
-                let _ = writeln!(o, "Move values (value after each legal move):\n{map}");
+                let _ = writeln!(
+                    o,
+                    "Move values for {me} (the value after each legal move):\n{map}"
+                );
             }
             None => {
+                let _ = writeln!(o, "Move values for {me}:");
                 for (m, mark) in moves.iter().zip(a.marks()) {
                     let value = format!("{:>4}", signed(m.value));
                     let _ = writeln!(

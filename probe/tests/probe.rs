@@ -34,10 +34,11 @@ fn answers_carry_every_move_and_agree_with_each_other() {
     assert_eq!(start.moves().len(), 8);
     assert!(answer.best_moves().count() >= 1);
     // The value of a position is the value of its best moves, and each
-    // move's value is the value of the position after it.
+    // move's value, for the side making it, is the value of the position
+    // after it turned round (the opponent is to move there).
     for m in answer.moves() {
         let after = tb.answer(&start.play(&m.mv).unwrap()).unwrap();
-        assert_eq!(m.value, after.value(), "{}", m.mv);
+        assert_eq!(m.value, -after.value(), "{}", m.mv);
         assert_eq!(m.remoteness, after.remoteness());
         assert_eq!(m.best, m.value == answer.value());
         // A move read back from its name is the move.
@@ -50,7 +51,10 @@ fn answers_carry_every_move_and_agree_with_each_other() {
     assert!(end.is_over());
     let last = tb.answer(&end).unwrap();
     assert_eq!(last.moves().len(), 0);
-    assert_eq!(last.value(), answer.value());
+    // The end's value is for its side to move, the start's for X.
+    let turned = if line.len().is_multiple_of(2) { 1 } else { -1 };
+    assert_eq!(last.value() * turned, answer.value());
+    assert_eq!(last.final_for_first(), Some(answer.value()));
     // A position read back from its text is the position.
     assert_eq!(tb.parse(&end.text()).unwrap(), end);
     // Batches keep the order and the errors.

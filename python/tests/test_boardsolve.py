@@ -254,6 +254,36 @@ def test_play_walks_a_game_keeping_the_score(dbs):
         db.play("0 B 0-0", "0")
 
 
+# One position per game with the second player to move: (game, variant,
+# position, the second player, its value, the first player's final score).
+SECOND_TO_MOVE = [
+    ("british-square", "4x4", "a1 b3 d1", "O", 1, -1),
+    ("dots-and-boxes", "2x2", "0 B 0-0", "B", -2, 2),
+    ("connect-four", "7x6", "4", "O", -1, 1),
+    ("k-in-a-row", "3x3,k=3", "b2 a2 a1", "O", -1, 1),
+    ("dandelions", "3x3", "F........ -", "wind", -2, 2),
+]
+
+
+@pytest.mark.parametrize("game,variant,position,mover,value,for_first", SECOND_TO_MOVE)
+def test_the_value_is_the_side_to_moves(dbs, game, variant, position, mover, value,
+                                        for_first):
+    # The one sign rule: a position's value is for the side to move, a
+    # move's for the side making it; only final_for_first is on one side.
+    if (game, variant) in dbs:
+        db = boardsolve.open(dbs[(game, variant)])
+    else:
+        db = boardsolve.for_game(game, variant, search_bits=20)
+    a = db.probe(position)
+    assert (a["to_move"], a["value"], a["final_for_first"]) == (mover, value, for_first)
+    assert "final" not in a
+    assert a["positionValue"] == ("win" if value > 0 else "lose" if value < 0 else "tie")
+    assert max(m["value"] for m in a["moves"]) == value
+    assert {m["move"] for m in a["moves"] if m["value"] == value} == set(a["best"])
+    values, _ = db.values([position])
+    assert values.tolist() == [value]
+
+
 def test_the_other_name_of_a_variant_opens_it():
     # tic-tac-toe is k-in-a-row 3x3,k=3, as --game tic-tac-toe is.
     db = boardsolve.for_game("tic-tac-toe")

@@ -81,9 +81,13 @@ struct Step {
     before: Position,
     mv: Move,
     after: Position,
-    /// Headline value after the move, and the best one could get.
+    /// The move's value for its player, and the best one could get.
     value: i32,
     best: i32,
+    /// The same two for the first player, as the history shows them: the
+    /// final score where the score so far is known, else from here on.
+    for_first: i32,
+    best_for_first: i32,
     /// Whether the move kept the best score for its player.
     perfect: bool,
 }
@@ -323,12 +327,18 @@ impl<'a> Session<'a> {
             .context("the move is not among the legal moves")?;
         let before = a.position();
         let after = before.play(&mv)?;
+        // Turned to the first player's side, with the score so far where
+        // the value counts from here on (Dots and Boxes given its score).
+        let side = before.to_move().sign();
+        let offset = a.final_for_first().map_or(0, |f| f - side * a.value());
         let step = Step {
             before,
             mv,
             after,
             value: m.value,
             best: a.value(),
+            for_first: side * m.value + offset,
+            best_for_first: side * a.value() + offset,
             perfect: m.best,
         };
         let who = before.to_move_name();
@@ -339,7 +349,7 @@ impl<'a> Session<'a> {
         } else if !m.best {
             let _ = writeln!(
                 out,
-                "{who} plays {name}: a mistake (value {} instead of {}).",
+                "{who} plays {name}: a mistake (value {} for {who} instead of {}).",
                 signed(m.value),
                 signed(a.value())
             );
@@ -402,7 +412,7 @@ impl<'a> Session<'a> {
             "Game over after {}.",
             count(self.history.len(), "move")
         );
-        if let Some(f) = a.final_lead() {
+        if let Some(f) = a.final_for_first() {
             let first = game.player_name(Player::First);
             let second = game.player_name(Player::Second);
             let verdict = match f.signum() {
@@ -417,7 +427,12 @@ impl<'a> Session<'a> {
                     signed(f)
                 );
             } else {
-                let _ = writeln!(out, "Result: {verdict}.");
+                // Who won, in the game's words where it has them (Connect
+                // Four: with which stone).
+                let words = game
+                    .score_words(f.abs(), if f < 0 { Player::Second } else { Player::First })
+                    .unwrap_or(verdict);
+                let _ = writeln!(out, "Result: {words}.");
             }
         }
         for player in [Player::First, Player::Second] {
@@ -445,7 +460,7 @@ impl<'a> Session<'a> {
                 for (i, s) in mistakes {
                     let _ = writeln!(
                         out,
-                        "  move {}: {} played {}, value {} (best was {})",
+                        "  move {}: {} played {}, value {} for {name} (best was {})",
                         i + 1,
                         name,
                         s.mv,
@@ -589,6 +604,12 @@ impl<'a> Session<'a> {
             let _ = writeln!(out, "No moves yet.");
             return;
         }
+        // Drawn along the game, so from one side: the first player's.
+        let first = self.game.player_name(Player::First);
+        let _ = writeln!(
+            out,
+            "Values for {first}, the first player, after each move:"
+        );
         for (i, s) in self.history.iter().enumerate() {
             let _ = writeln!(
                 out,
@@ -596,11 +617,11 @@ impl<'a> Session<'a> {
                 i + 1,
                 s.before.to_move_name(),
                 s.mv.name(),
-                signed(s.value),
+                signed(s.for_first),
                 if s.perfect {
                     String::new()
                 } else {
-                    format!("  mistake (best {})", signed(s.best))
+                    format!("  mistake (best {})", signed(s.best_for_first))
                 }
             );
         }

@@ -28,8 +28,9 @@ pub struct MoveAnalysis {
     pub value: Value,
     /// The value stored for the position after the move (for its side to move).
     pub child_value: Value,
-    /// The headline score of the position if this move is played (British
-    /// Square: X's final score; Dots and Boxes: the mover's net boxes).
+    /// The headline score of this move for the side making it (British
+    /// Square: its final pieces minus its opponent's; Dots and Boxes: its
+    /// net boxes).
     pub score: i32,
     /// True when the move keeps the best score for the mover.
     pub best: bool,
@@ -48,7 +49,8 @@ pub struct Analysis {
     pub lead: Option<i32>,
     /// Its value for the side to move.
     pub value: Value,
-    /// The headline score (British Square: X's final score).
+    /// The headline score, for the side to move (British Square: its
+    /// final pieces minus its opponent's).
     pub score: i32,
     /// Every legal move, best first: by value for the mover, then by the
     /// remoteness tie-break, then by move code.

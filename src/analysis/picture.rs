@@ -2,43 +2,44 @@
 //! every legal move coloured by its value, and its title.
 
 use crate::analysis::Analysis;
-use crate::core::Player;
+use crate::core::{Outcome, Player};
 use crate::render::{even_word, signed, Presentation};
 
 /// The title line of a position's SVG picture: the side to move, the value
-/// and who wins, as the text answer says them, and by how much when the
-/// headline value is not the final score (a game given the score so
-/// far). At the end of the game: who won, when the score is known.
+/// for them and what it means, as the text answer says them. At the end of
+/// the game: who won, and by how much where that is known.
 pub(crate) fn title(game: &dyn Presentation, a: &Analysis) -> String {
-    // The final score is worth naming only where the headline value is not
-    // it already (a game whose value is the final score).
-    let margin = match game.lead(a.state) {
-        Some(_) if !a.is_terminal() => None,
-        _ => a.final_lead(),
-    };
-    let by_margin = margin.map(|f| {
-        let first = game.player_name(Player::First);
-        let second = game.player_name(Player::Second);
-        match f.signum() {
-            1 => format!("a win for {first} by {f}"),
-            -1 => format!("a win for {second} by {}", -f),
-            _ => format!("a {}", even_word(game)),
-        }
-    });
-    if a.is_terminal() {
-        return match by_margin {
-            Some(v) => format!("Game over: {v}"),
-            // A game given without its score: the key cannot tell.
-            None => "Game over".to_owned(),
-        };
-    }
     let me = game.player_name(a.to_move);
-    let verdict = by_margin.unwrap_or_else(|| match a.result().signum() {
-        1 => format!("a win for {me}"),
-        -1 => format!("a loss for {me}"),
-        _ => format!("a {}", even_word(game)),
-    });
-    format!("{me} to move: value {} ({verdict})", signed(a.score))
+    if !a.is_terminal() {
+        return format!(
+            "{me} to move: value {} for {me} ({})",
+            signed(a.score),
+            game.verdict(a.score, Outcome::of(a.result()), a.to_move)
+        );
+    }
+    // Where the value is the final score, it tells the end from the
+    // winner's side; else the final lead does, when the score so far was
+    // given (the key alone cannot tell).
+    let whole = game.lead(a.state).is_some();
+    let (score, side) = match (whole, a.final_lead()) {
+        (true, _) => (a.score, a.to_move),
+        (false, Some(f)) => (f, Player::First),
+        (false, None) => return "Game over".to_owned(),
+    };
+    let (score, side) = if score < 0 {
+        (-score, side.opponent())
+    } else {
+        (score, side)
+    };
+    if score == 0 {
+        return format!("Game over: a {}", even_word(game));
+    }
+    let winner = game.player_name(side);
+    match (whole, game.score_words(score, side)) {
+        (true, Some(words)) => format!("Game over: {words}"),
+        (false, _) if game.counts_points() => format!("Game over: a win for {winner} by {score}"),
+        _ => format!("Game over: a win for {winner}"),
+    }
 }
 
 /// The SVG picture of an answered position (every legal move marked with

@@ -7,7 +7,7 @@
 
 pub mod svg;
 
-use crate::core::{Game, Move, MoveMark, Player};
+use crate::core::{Game, Move, MoveMark, Outcome, Player};
 
 /// How a game shows itself to people: drawings, the meaning of its
 /// headline value, and the fields it adds to JSON answers.
@@ -33,8 +33,33 @@ pub trait Presentation: Game {
         "move_code"
     }
 
-    /// A one-line explanation of what [`Game::score`] means.
+    /// A one-line explanation of what [`Game::score`] means, for the
+    /// side to move (and for a move, the side making it).
     fn score_meaning(&self) -> &'static str;
+
+    /// What `score` says beyond win, tie or loss, in a few words for
+    /// people, where `side` is the player the score is for: British
+    /// Square's `O ends 2 pieces behind`, Connect Four's `O wins with its
+    /// 20th stone`. `None` (the default) where the outcome says all.
+    fn score_words(&self, score: i32, side: Player) -> Option<String> {
+        let _ = (score, side);
+        None
+    }
+
+    /// A value in words after its number, for `side`, the player it is
+    /// for: its outcome for them, then [`Presentation::score_words`]
+    /// (`a loss: O ends 2 pieces behind`, `a draw`).
+    fn verdict(&self, score: i32, outcome: Outcome, side: Player) -> String {
+        let word = match outcome {
+            Outcome::Win => "a win".to_owned(),
+            Outcome::Loss => "a loss".to_owned(),
+            Outcome::Tie => format!("a {}", self.even_result().unwrap_or("tie")),
+        };
+        match self.score_words(score, side) {
+            Some(words) => format!("{word}: {words}"),
+            None => word,
+        }
+    }
 
     /// A drawing of the state for people, several lines, no trailing newline.
     fn render(&self, state: u64) -> String;
@@ -128,6 +153,23 @@ pub fn signed(v: i32) -> String {
 /// `tie` for a game that has none, where no even result is ever shown).
 pub fn even_word(game: &dyn Presentation) -> &'static str {
     game.even_result().unwrap_or("tie")
+}
+
+/// `n` with its English ordinal suffix (`1st`, `2nd`, `13th`, `22nd`).
+pub(crate) fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// `n` and the noun, singular for one (`1 piece`, `3 pieces`).
+pub(crate) fn count_of(n: i32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The identity style for [`Presentation::render_move_map`]: no colours.

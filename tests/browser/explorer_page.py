@@ -128,26 +128,29 @@ def signed(v):
     return f"{v:+d}" if v else "0"
 
 
-def for_first(db, expected):
-    """What the page says of a position's value, from the first player's
-    side: (side named, value, outcome), from what `query --json` printed
-    for it. The final score when the answer has it, else the side to
-    move's net, turned round for the second player (a Dots and Boxes
-    position without its score: boxes from here on)."""
+def header(db, expected):
+    """What the page's header says of a position's value, from what
+    `query --json` printed for it: (side named, value, outcome). The value
+    is the side to move's, as `query` gives it (a Dots and Boxes value
+    counts the boxes from here on, and says so); the outcome names the
+    winner, with the score so far when the answer has it (the first
+    player's final score, `final_for_first`, which the chart draws)."""
     first, second, even = PLAYERS[game_of(db)]
     mover = expected["to_move"]
     assert mover in (first, second), expected
-    whole = "final" in expected
-    v = expected["final"] if whole else (expected["net"] if mover == first else -expected["net"])
+    whole = "final_for_first" in expected
+    chart = expected["final_for_first"] if whole else (
+        expected["net"] if mover == first else -expected["net"])
     winner = {"win": mover, "lose": second if mover == first else first, "tie": None}[
         expected["positionValue"]]
-    # The value's sign and the side to move's result agree.
-    assert (v > 0, v < 0) == (winner == first, winner == second), expected
+    # The first player's value and the side to move's result agree.
+    assert (chart > 0, chart < 0) == (winner == first, winner == second), expected
     if winner is None:
         outcome = f"a {even}" if whole else f"the rest is a {even}"
     else:
         outcome = f"{winner} wins" + ("" if whole else " the rest")
-    return first + ("" if whole else " from here on"), signed(v), outcome
+    from_here = game_of(db) == "dots-and-boxes"
+    return mover + (" from here on" if from_here else ""), signed(expected["value"]), outcome
 
 
 def query_json(db, position):
@@ -169,9 +172,9 @@ def check_against_query(db, page):
     assert page["error"] == ""
     expected = query_json(db, page["position"])
     assert page["to_move"] == expected["to_move"]
-    # The value and the outcome are said from the first player's side,
-    # that side named.
-    assert (page["value_side"], page["value"], page["outcome"]) == for_first(db, expected)
+    # The value is the side to move's, that side named, as on the board
+    # and the buttons.
+    assert (page["value_side"], page["value"], page["outcome"]) == header(db, expected)
     assert page["remoteness"] == str(expected["remoteness"])
     assert page["buttons"] == [[m["move"], str(m["value"])] for m in expected["moves"]]
     # With hints, each button says its value and its distance to the end

@@ -444,7 +444,8 @@ fn three_by_three_matches_the_reference() {
     for e in &edges {
         let v = c.solution.get(c.game.canonical(e.child)).unwrap();
         let corner = [0, 2, 6, 8].contains(&e.mv.0);
-        assert_eq!(c.game.score(e.child, v.net), i32::from(corner), "{e:?}");
+        // The child's score is for O, to move there: X's is its negative.
+        assert_eq!(-c.game.score(e.child, v.net), i32::from(corner), "{e:?}");
     }
 
     // A perfect line, checkable by hand: X a1, O b2, X c3; O may now only
@@ -488,7 +489,7 @@ fn three_by_three_center_allowed_matches_the_reference() {
             0 | 2 | 6 | 8 => 1,
             _ => 0,
         };
-        assert_eq!(c.game.score(e.child, v.net), expected, "{e:?}");
+        assert_eq!(-c.game.score(e.child, v.net), expected, "{e:?}");
     }
 
     // A perfect line, checkable by hand: X b2, O a1 (corners only), X c2,

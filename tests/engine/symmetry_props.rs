@@ -239,13 +239,15 @@ proptest! {
             prop_assert_eq!(image.best, m.best);
         }
         // Perfect play from either position lasts `remoteness` plies and
-        // ends at the announced score.
+        // ends at the announced score: the side to move's, so seen from
+        // the other side after an odd number of plies (passes included).
         for (state, analysis) in [(s, &a), (t, &b)] {
             let line = principal_variation(game, db, state)
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(line.len() as u32, analysis.value.remoteness);
             let end = line.last().map_or(state, |&(_, child)| child);
-            prop_assert_eq!(game.score(end, 0), analysis.score);
+            let turned = if line.len().is_multiple_of(2) { 1 } else { -1 };
+            prop_assert_eq!(game.score(end, 0) * turned, analysis.score);
         }
     }
 }

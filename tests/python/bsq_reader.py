@@ -13,12 +13,14 @@ version 2) are read alike. For British Square:
     {"position": ..., "to_move": ..., "value": ..., "remoteness": ...,
      "moves": [{"move": ..., "value": ..., "remoteness": ...}, ...]}
 
-where ``value`` is always X's final score under perfect play. For Dots and
-Boxes, the same fields plus ``net``, ``best`` (the best moves) and, when the
-position gives the score so far, ``final`` (A's boxes minus B's at the end):
+where a position's ``value`` is the side to move's final score under perfect
+play (its pieces minus its opponent's) and a move's ``value`` the final score
+of the side making it. For Dots and Boxes, the same fields plus ``net``,
+``best`` (the best moves) and, when the position gives the score so far,
+``final_for_first`` (A's boxes minus B's at the end):
 
     {"position": ..., "to_move": ..., "value": ..., "net": ...,
-     "remoteness": ..., "final": ..., "best": [...],
+     "remoteness": ..., "final_for_first": ..., "best": [...],
      "moves": [{"move": ..., "edge": ..., "value": ..., "remoteness": ...,
                 "best": ...}, ...]}
 
@@ -942,10 +944,11 @@ class BritishSquare:
         return best
 
     def score(self, pos, net):
-        """X's final score from the stored ``net`` of ``pos``."""
+        """The side to move's final score from the stored ``net`` of
+        ``pos``: its pieces minus its opponent's at the end."""
         xmask, omask, side = pos
         material = bin(xmask).count("1") - bin(omask).count("1")
-        return material + (net if side == X else -net)
+        return (material if side == X else -material) + net
 
     def move_name(self, move):
         """A move as ``query`` names it: the cell's coordinate (column
@@ -1331,7 +1334,7 @@ class DotsAndBoxes:
         answer = {"position": self.notation(key), "to_move": PLAYERS[side],
                   "value": net, "remoteness": remoteness, "net": net}
         if lead is not None:
-            answer["final"] = lead + (net if side == A else -net)
+            answer["final_for_first"] = lead + (net if side == A else -net)
         answer["best"] = [m["move"] for m in moves if m["best"]]
         answer["moves"] = moves
         return answer
@@ -1363,7 +1366,8 @@ def analyse(db, text):
     moves = []
     for move in game.moves(pos):
         child_value, child_remoteness = value_of(game.play(pos, move))
-        moves.append({"move": game.move_name(move), "value": child_value,
+        # The child's value is its side to move's, the mover's opponent.
+        moves.append({"move": game.move_name(move), "value": -child_value,
                       "remoteness": child_remoteness})
     return {"position": game.notation(pos), "to_move": SIDES[pos[2]],
             "value": value, "remoteness": remoteness, "moves": moves}

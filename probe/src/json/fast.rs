@@ -110,7 +110,7 @@ pub(super) fn answer(o: &mut String, input: &str, answer: &Answer, pv: Option<&[
     o.push_str(",\"net\":");
     int(o, a.value.net);
     if let Some(f) = a.final_lead() {
-        o.push_str(",\"final\":");
+        o.push_str(",\"final_for_first\":");
         int(o, f);
     }
     o.push_str(",\"positionValue\":\"");

@@ -181,7 +181,7 @@ pub struct AnswerFields<'a> {
     detail: Detail,
     remoteness: u32,
     net: i32,
-    final_lead: Option<i32>,
+    final_for_first: Option<i32>,
     position_value: &'static str,
     best: BestMoves<'a>,
     moves: MoveList<'a>,
@@ -192,7 +192,7 @@ impl Serialize for AnswerFields<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let len = 10
             + self.detail.len()
-            + usize::from(self.final_lead.is_some())
+            + usize::from(self.final_for_first.is_some())
             + usize::from(self.pv.is_some());
         let mut m = s.serialize_struct("Answer", len)?;
         m.serialize_field("input", self.input)?;
@@ -202,8 +202,8 @@ impl Serialize for AnswerFields<'_> {
         self.detail.fields(&mut m)?;
         m.serialize_field("remoteness", &self.remoteness)?;
         m.serialize_field("net", &self.net)?;
-        if let Some(lead) = &self.final_lead {
-            m.serialize_field("final", lead)?;
+        if let Some(lead) = &self.final_for_first {
+            m.serialize_field("final_for_first", lead)?;
         }
         m.serialize_field("positionValue", self.position_value)?;
         m.serialize_field("best", &self.best)?;
@@ -229,7 +229,7 @@ impl<'a> AnswerFields<'a> {
             detail: Detail::of(game, a.value(), a.to_move()),
             remoteness: a.remoteness(),
             net: a.net(),
-            final_lead: a.final_lead(),
+            final_for_first: a.final_for_first(),
             position_value: outcome_word(a.outcome()),
             best: BestMoves(a),
             moves: MoveList(a),
@@ -463,9 +463,10 @@ impl Tablebase {
     /// what joins the moves from the start into a position (`""`, `" "`,
     /// or `null`), records, whether positions
     /// past a book are searched, whether there is a file, the game in one line, its word
-    /// for an even result (`null` for a game that always has a winner) and
-    /// its players' names and pieces, so that a page can say who plays
-    /// what without naming a game.
+    /// for an even result (`null` for a game that always has a winner),
+    /// what a value means and whether it counts only from here on (Dots and
+    /// Boxes), and its players' names and pieces, so that a page can say
+    /// who plays what without naming a game.
     pub fn served_json(&self) -> String {
         #[derive(Serialize)]
         struct PlayerFields {
@@ -484,6 +485,8 @@ impl Tablebase {
             file: bool,
             about: &'static str,
             even: Option<&'static str>,
+            value_meaning: &'static str,
+            value_from_here: bool,
             players: [PlayerFields; 2],
         }
         let g = self.game;
@@ -502,6 +505,8 @@ impl Tablebase {
             file: self.has_file(),
             about: g.entry().about(),
             even: g.even_result(),
+            value_meaning: g.score_meaning(),
+            value_from_here: !g.keeps_score(),
             players: [player(Player::First), player(Player::Second)],
         })
     }

@@ -18,7 +18,9 @@ fn start_position_for_people() {
         .assert()
         .success()
         .stdout(contains("To move:    X"))
-        .stdout(contains("Value:      0 (a tie;"))
+        .stdout(contains(
+            "Value:      0 for X, the side to move (a tie: the pieces end even)",
+        ))
         .stdout(contains("Remoteness: 8"))
         .stdout(contains("Best moves:"))
         .stdout(contains("Move values"));

@@ -109,16 +109,34 @@ fn weak_mode_gives_the_sign_of_the_score() {
 fn human_answer_has_the_score_best_columns_every_column_and_the_line() {
     let out = live().args(["--pv", "4444443322"]).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    // X wins at once with column 1 or 5: the 9th X stone... the 11th stone
-    // on the board, (43 - 10) / 2 = 16.
-    assert!(text.contains("Value:      +16 (a win for X"), "{text}");
+    // X wins at once with column 1 or 5: its 6th stone, the 11th on the
+    // board, (43 - 10) / 2 = 16.
+    assert!(
+        text.contains("Value:      +16 for X, the side to move (a win: X wins with its 6th stone)"),
+        "{text}"
+    );
     assert!(text.contains("Best moves: 1 5"), "{text}");
     assert!(text.contains(" +16 +15 +15     +16 +15 +15"), "{text}");
     assert!(text.contains("Perfect play: 1\n"), "{text}");
     // A finished game is a loss for the side to move, not a tie.
     let out = live().arg("44444433221").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("Value:      -16 (a loss for O"), "{text}");
+    assert!(
+        text.contains(
+            "Value:      -16 for O, the side to move (a loss: X wins with its 6th stone)"
+        ),
+        "{text}"
+    );
+    // Its picture says who won and with which stone, not a margin.
+    let out = live()
+        .args(["--svg", "-", "44444433221"])
+        .assert()
+        .success();
+    let svg = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        svg.contains("<title>Game over: X wins with its 6th stone</title>"),
+        "{svg}"
+    );
     assert!(text.contains("Game over."), "{text}");
 }
 

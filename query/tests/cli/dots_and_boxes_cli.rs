@@ -42,7 +42,9 @@ fn start_position_for_people_with_the_board_drawn() {
         .success()
         .stdout(contains("+ 0 + 1 +\n6   7   8\n+ 2 + 3 +"))
         .stdout(contains("To move:    A"))
-        .stdout(contains("Value:      +2 (a win for A;"))
+        .stdout(contains(
+            "Value:      +2 for A, the side to move (a win: A takes 2 boxes more than B from here)",
+        ))
         .stdout(contains("Remoteness: 12"))
         .stdout(contains("Move values"));
 }
@@ -62,7 +64,7 @@ fn side_and_score_give_the_final_result() {
     let net = j["net"].as_i64().unwrap();
     assert_eq!(j["value"], net, "the value is the mover's net boxes");
     // A leads by 1 and B nets `net` of the rest.
-    assert_eq!(j["final"], 1 - net);
+    assert_eq!(j["final_for_first"], 1 - net);
     assert_eq!(j["remoteness"], 8);
     let moves = j["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 8);
@@ -83,7 +85,7 @@ fn side_and_score_give_the_final_result() {
         .clone();
     let k = &json_lines(&out)[0];
     assert_eq!(k["net"], j["net"]);
-    assert!(k.get("final").is_none());
+    assert!(k.get("final_for_first").is_none());
     // People see the final line too.
     query(&db("2x2"))
         .arg("0 2 6 7 B 1-0")

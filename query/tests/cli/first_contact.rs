@@ -426,12 +426,15 @@ fn exit_statuses_follow_one_table() {
 #[test]
 fn weak_answers_count_the_score_so_far_and_keep_the_given_side() {
     let dir = defaults();
-    // After a1, X leads by one piece; the exact answer is +1 for X, so O,
-    // to move, loses: the weak answer says so, not the draw of what O nets
-    // from here on.
+    // After a1, X leads by one piece; the exact answer is -1 for O, to
+    // move, who loses: the weak answer says so, not the draw of what O
+    // nets from here on.
     let exact = query_in(dir).args(["--json", "a1"]).assert().success();
     let exact: serde_json::Value = serde_json::from_str(stdout_of(&exact).trim()).unwrap();
-    assert_eq!(exact["value"], 1);
+    assert_eq!(
+        (&exact["to_move"], &exact["value"]),
+        (&"O".into(), &(-1).into())
+    );
     let weak = query_in(dir)
         .args(["--weak", "--json", "a1"])
         .assert()
@@ -439,7 +442,8 @@ fn weak_answers_count_the_score_so_far_and_keep_the_given_side() {
     let weak: serde_json::Value = serde_json::from_str(stdout_of(&weak).trim()).unwrap();
     assert_eq!(weak["value"], -1, "{weak}");
     assert_eq!(weak["to_move"], "O");
-    // Every move's result is the sign of the exact answer's, for the mover.
+    // Every move's result is the sign of the exact answer's: both for the
+    // mover.
     for m in weak["moves"].as_array().unwrap() {
         let e = exact["moves"]
             .as_array()
@@ -447,7 +451,7 @@ fn weak_answers_count_the_score_so_far_and_keep_the_given_side() {
             .iter()
             .find(|e| e["move"] == m["move"])
             .unwrap();
-        let for_o = -e["value"].as_i64().unwrap().signum();
+        let for_o = e["value"].as_i64().unwrap().signum();
         assert_eq!(m["value"].as_i64().unwrap(), for_o, "{m}");
     }
     // A side and a score given are kept.

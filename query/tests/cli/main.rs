@@ -24,6 +24,7 @@ mod serve;
 mod serve_limits;
 mod serve_protocol;
 mod shapes;
+mod sign_rule;
 mod stats_cli;
 mod svg_color_cli;
 mod table_bits;

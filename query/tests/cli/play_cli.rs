@@ -131,7 +131,7 @@ fn a_human_mistake_is_punished_and_reported() {
     assert!(out.contains("X made 1 mistake in"), "{out}");
     assert!(
         out.contains(&format!(
-            "move {}: X played {}, value {:+} (best was {})",
+            "move {}: X played {}, value {:+} for X (best was {})",
             2 * plies + 1,
             game.format_move(bad.mv),
             bad.score,

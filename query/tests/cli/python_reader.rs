@@ -709,7 +709,7 @@ fn dab_bad_inputs(game: &DotsAndBoxes) -> Vec<String> {
 }
 
 /// The compared fields of a Dots and Boxes answer, moves and best moves in
-/// edge order, `final` null when absent; `None` for errors.
+/// edge order, `final_for_first` null when absent; `None` for errors.
 fn dab_comparable(answer: &Json) -> Option<Json> {
     if answer.get("error").is_some() {
         return None;
@@ -732,7 +732,7 @@ fn dab_comparable(answer: &Json) -> Option<Json> {
         "value": answer["value"],
         "net": answer["net"],
         "remoteness": answer["remoteness"],
-        "final": answer.get("final").cloned().unwrap_or(Json::Null),
+        "final_for_first": answer.get("final_for_first").cloned().unwrap_or(Json::Null),
         "best": best,
         "moves": moves,
     }))
@@ -766,7 +766,7 @@ fn dab_library_answer(game: &DotsAndBoxes, db: &Database, pos: &Position) -> Jso
         "value": stored.net,
         "net": stored.net,
         "remoteness": stored.remoteness,
-        "final": pos.lead.map(|l| l + pos.to_move.sign() * stored.net),
+        "final_for_first": pos.lead.map(|l| l + pos.to_move.sign() * stored.net),
         "best": best,
         "moves": moves,
     })

@@ -44,7 +44,7 @@ fn human_tables_for_british_square_3x3() {
         ))
         .stdout(contains("  games    744\n"))
         .stdout(contains("  X wins   352   47.3%"))
-        .stdout(contains("   total 16 16 13 29    74"))
+        .stdout(contains("   total 18  7 16  6 27    74"))
         .stdout(contains("Best first moves: a1 c1 a3 c3"))
         .stdout(contains("fails at 4 of 56 positions"));
 }

@@ -136,7 +136,7 @@ fn svg_title(c: &mut Command) -> String {
 fn titles_say_who_wins_and_by_how_much() {
     assert_eq!(
         svg_title(query().args(["--svg", "-", "start"])),
-        "X to move: value 0 (a tie)"
+        "X to move: value 0 for X (a tie: the pieces end even)"
     );
     // The end of a perfect game: who won, by the final score.
     let game = BritishSquare::from_variant("4x4").unwrap();
@@ -148,8 +148,9 @@ fn titles_say_who_wins_and_by_how_much() {
         "Game over: a tie"
     );
 
-    // Dots and Boxes: the value is the net boxes from here; with the score
-    // so far the title names the final margin, without it only the net.
+    // Dots and Boxes: the value is the net boxes from here, the outcome the
+    // whole game's when the score so far is given; at the end, the final
+    // margin when it is known.
     let dir = tempfile::tempdir().unwrap();
     let dab = dir.path().join("dab.db");
     let g = boardsolve::games::dots_and_boxes::DotsAndBoxes::from_variant("2x2").unwrap();
@@ -162,15 +163,15 @@ fn titles_say_who_wins_and_by_how_much() {
     };
     assert_eq!(
         svg_title(dq().arg("0,2,6,7 B 0-1")),
-        "B to move: value -1 (a tie)"
+        "B to move: value -1 for B (a tie: B takes 1 box fewer than A from here)"
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10 A 2-1")),
-        "A to move: value +1 (a win for A by 2)"
+        "A to move: value +1 for A (a win: A takes 1 box more than B from here)"
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10")),
-        "A to move: value +1 (a win for A)"
+        "A to move: value +1 for A (a win: A takes 1 box more than B from here)"
     );
     assert_eq!(
         svg_title(dq().arg("0,1,2,3,4,5,6,7,8,9,10,11 B 1-3")),

@@ -2,9 +2,9 @@
 //! value, and the SVG picture.
 
 use super::BritishSquare;
-use crate::core::MoveMark;
+use crate::core::{Game, MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
-use crate::render::{style_padded, Presentation};
+use crate::render::{count_of, style_padded, Presentation};
 
 impl Presentation for BritishSquare {
     fn even_result(&self) -> Option<&'static str> {
@@ -25,6 +25,16 @@ impl Presentation for BritishSquare {
 
     fn score_meaning(&self) -> &'static str {
         "for the side to move: its final pieces minus its opponent's under perfect play"
+    }
+
+    fn score_words(&self, score: i32, side: Player) -> Option<String> {
+        let me = self.player_name(side);
+        let pieces = count_of(score.abs(), "piece", "pieces");
+        Some(match score.signum() {
+            1 => format!("{me} ends {pieces} ahead"),
+            -1 => format!("{me} ends {pieces} behind"),
+            _ => "the pieces end even".to_owned(),
+        })
     }
 
     fn render(&self, s: u64) -> String {

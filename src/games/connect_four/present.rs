@@ -4,9 +4,9 @@
 use super::bits::{self, Geometry};
 use super::board::Bitboard;
 use super::ConnectFour;
-use crate::core::{Move, MoveMark, Player};
+use crate::core::{Game, Move, MoveMark, Player};
 use crate::render::svg::{Font, Paint};
-use crate::render::{signed, style_padded, Presentation};
+use crate::render::{ordinal, signed, style_padded, Presentation};
 
 impl Presentation for ConnectFour {
     fn even_result(&self) -> Option<&'static str> {
@@ -38,6 +38,26 @@ impl Presentation for ConnectFour {
     fn score_meaning(&self) -> &'static str {
         "for the side to move: 0 a draw, a win with the stone that makes n stones on the \
          board (cells + 2 - n) / 2, a loss the negative"
+    }
+
+    /// Who wins, and with which of its own stones: the score of a win
+    /// counts how early it comes.
+    fn score_words(&self, score: i32, side: Player) -> Option<String> {
+        let winner = match score.signum() {
+            1 => side,
+            -1 => side.opponent(),
+            _ => return None,
+        };
+        let v = self.variant();
+        // The k-th stone of the first player is stone 2k - 1 on the
+        // board, the second's stone 2k.
+        let first = u32::from(winner == Player::Second);
+        let k = (1..=v.cells()).find(|k| v.win_score(2 * k - 1 + first - 1) == score.abs())?;
+        Some(format!(
+            "{} wins with its {} stone",
+            self.player_name(winner),
+            ordinal(k)
+        ))
     }
 
     fn render(&self, state: u64) -> String {

@@ -7,7 +7,7 @@ use super::game::WIND;
 use super::Dandelions;
 use crate::core::{MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
-use crate::render::{style_padded, Presentation, ScoreDetail};
+use crate::render::{count_of, style_padded, Presentation, ScoreDetail};
 
 impl Presentation for Dandelions {
     fn even_result(&self) -> Option<&'static str> {
@@ -21,6 +21,18 @@ impl Presentation for Dandelions {
     fn score_meaning(&self) -> &'static str {
         "for the side to move: 8 - flowers when the dandelions win (with that many flowers), \
          the uncovered cells when the wind wins; negative when the side to move loses"
+    }
+
+    fn score_words(&self, score: i32, side: Player) -> Option<String> {
+        let d = self.score_detail(score, side)?;
+        Some(if d.count_name == "flowers" {
+            format!(
+                "the dandelions win with {}",
+                count_of(d.count, "flower", "flowers")
+            )
+        } else {
+            format!("the wind wins with {}", count_of(d.count, "gap", "gaps"))
+        })
     }
 
     fn score_detail(&self, score: i32, side: Player) -> Option<ScoreDetail> {

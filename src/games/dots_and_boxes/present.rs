@@ -4,9 +4,9 @@
 use std::fmt;
 
 use super::DotsAndBoxes;
-use crate::core::MoveMark;
+use crate::core::{Game, MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
-use crate::render::{style_padded, Presentation};
+use crate::render::{count_of, style_padded, Presentation};
 
 impl Presentation for DotsAndBoxes {
     fn even_result(&self) -> Option<&'static str> {
@@ -23,6 +23,17 @@ impl Presentation for DotsAndBoxes {
 
     fn score_meaning(&self) -> &'static str {
         "boxes the side to move takes from here on, minus the opponent's"
+    }
+
+    fn score_words(&self, score: i32, side: Player) -> Option<String> {
+        let me = self.player_name(side);
+        let other = self.player_name(side.opponent());
+        let boxes = count_of(score.abs(), "box", "boxes");
+        Some(match score.signum() {
+            1 => format!("{me} takes {boxes} more than {other} from here"),
+            -1 => format!("{me} takes {boxes} fewer than {other} from here"),
+            _ => format!("{me} and {other} take as many boxes from here"),
+        })
     }
 
     fn render(&self, state: u64) -> String {
