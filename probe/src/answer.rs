@@ -122,7 +122,15 @@ impl Answer {
     /// its value (each move's shape carries `data-move` and `data-value`),
     /// as `query --svg` draws it; `None` for a game without pictures.
     pub fn svg(&self) -> Option<String> {
-        boardsolve::analysis::picture::svg(self.game.present(), &self.a)
+        boardsolve::analysis::picture::svg(self.game.present(), &self.a, None)
+    }
+
+    /// [`Answer::svg`] with `last`, the move that led to this position
+    /// (a move of the position before it), marked in a group
+    /// `data-mark="last"`: the stone just placed, the edge just drawn, the
+    /// flower just planted or the wind just blown; a pass marks nothing.
+    pub fn svg_after(&self, last: &Move) -> Option<String> {
+        boardsolve::analysis::picture::svg(self.game.present(), &self.a, Some(last.code()))
     }
 }
 

@@ -262,3 +262,38 @@ fn playing_the_best_moves_keeps_the_score_to_the_end() {
         Err(ProbeError::IllegalMove { .. })
     ));
 }
+
+#[test]
+fn a_picture_after_a_move_marks_that_move() {
+    // Every position of British Square 3x3 and every move of it, passes
+    // included: the picture after the move marks it once (a pass not at
+    // all), the picture without it never, and both draw the same moves.
+    let dir = tempfile::tempdir().unwrap();
+    let tb = Tablebase::open(bsq(dir.path(), "3x3")).unwrap();
+    let marks = |svg: &str| svg.matches("data-mark=\"last\"").count();
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![tb.parse("start").unwrap()];
+    let (mut moves, mut passes) = (0, 0);
+    while let Some(before) = todo.pop() {
+        if !seen.insert(before.text()) {
+            continue;
+        }
+        for mv in before.moves() {
+            let after = before.play(&mv).unwrap();
+            let answer = tb.answer(&after).unwrap();
+            let plain = answer.svg().unwrap();
+            let marked = answer.svg_after(&mv).unwrap();
+            assert_eq!(marks(&plain), 0, "{before} {mv}");
+            assert_eq!(marks(&marked), usize::from(!mv.is_pass()), "{before} {mv}");
+            assert_eq!(
+                marked.matches("data-move=").count(),
+                plain.matches("data-move=").count(),
+                "{before} {mv}"
+            );
+            moves += 1;
+            passes += usize::from(mv.is_pass());
+            todo.push(after);
+        }
+    }
+    assert!(moves > 100 && passes > 0, "{moves} moves, {passes} passes");
+}

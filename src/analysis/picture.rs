@@ -2,7 +2,7 @@
 //! every legal move coloured by its value, and its title.
 
 use crate::analysis::Analysis;
-use crate::core::{Outcome, Player};
+use crate::core::{Move, Outcome, Player};
 use crate::render::{even_word, signed, Presentation};
 
 /// The title line of a position's SVG picture: the side to move, the value
@@ -43,8 +43,9 @@ pub(crate) fn title(game: &dyn Presentation, a: &Analysis) -> String {
 }
 
 /// The SVG picture of an answered position (every legal move marked with
-/// its value, `data-move` and `data-value` on each), or `None` for a game
+/// its value, `data-move` and `data-value` on each), with `last`, the
+/// move that led to it, marked (`data-mark="last"`), or `None` for a game
 /// without pictures.
-pub fn svg(game: &dyn Presentation, a: &Analysis) -> Option<String> {
-    game.render_svg(a.state, &a.marks(), &title(game, a))
+pub fn svg(game: &dyn Presentation, a: &Analysis, last: Option<Move>) -> Option<String> {
+    game.render_svg(a.state, last, &a.marks(), &title(game, a))
 }

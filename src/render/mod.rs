@@ -78,9 +78,18 @@ pub trait Presentation: Game {
 
     /// The board with every legal move's value as a standalone SVG
     /// picture (see [`svg`]), `title` written above it, or `None`
-    /// when the game has no picture.
-    fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
-        let _ = (state, moves, title);
+    /// when the game has no picture. `last` is the move that led to
+    /// `state` (a move of the position before), marked where the game
+    /// draws it (the stone just placed, the edge just drawn) in a group
+    /// `data-mark="last"`; a pass, or `None`, marks nothing.
+    fn render_svg(
+        &self,
+        state: u64,
+        last: Option<Move>,
+        moves: &[MoveMark],
+        title: &str,
+    ) -> Option<String> {
+        let _ = (state, last, moves, title);
         None
     }
 

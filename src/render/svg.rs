@@ -5,8 +5,10 @@
 //!
 //! The output is deterministic (no dates, no random ids), uses integer
 //! coordinates, and marks every move's shape with
-//! `class="move win|tie|loss [best]"`, `data-move` and `data-value`, so that
-//! scripts can restyle or read a picture.
+//! `class="move win|tie|loss [best]"`, `data-move` and `data-value`, the
+//! move that led to the position in a group `data-mark="last"` and each
+//! winning row in one `data-mark="win"`, so that scripts can restyle or
+//! read a picture.
 
 use std::fmt::Write as _;
 
@@ -53,6 +55,10 @@ pub(crate) fn escape(text: &str) -> String {
 }
 
 pub(crate) use super::signed;
+
+/// The colour of the last move's mark ([`Svg::last_move`]): the blue of
+/// the same palette, apart from the outcomes' colours.
+pub(crate) const LAST: &str = "#0072b2";
 
 /// Height of the title band above the board.
 pub(crate) const TITLE_HEIGHT: i32 = 40;
@@ -278,6 +284,29 @@ impl Svg {
         let pen = Pen::new("#009e73", 10).with(" stroke-opacity=\"0.8\"");
         self.line(from.0, from.1, to.0, to.1, pen);
         self.out.push_str("</g>\n");
+    }
+
+    /// The mark of the move that led to the position (the stone just
+    /// placed, the edge just drawn), drawn by `draw` in a group
+    /// `data-mark="last"` that pages and tests find. It takes no clicks:
+    /// a move's shape under it still plays.
+    pub(crate) fn last_move(&mut self, draw: impl FnOnce(&mut Svg)) {
+        self.out
+            .push_str("<g data-mark=\"last\" pointer-events=\"none\">\n");
+        draw(self);
+        self.out.push_str("</g>\n");
+    }
+
+    /// An outline in [`LAST`] just inside the edge of a cell or a box of
+    /// `w` x `h` pixels from (`x`, `y`).
+    pub(crate) fn last_outline(&mut self, x: i32, y: i32, w: i32, h: i32) {
+        let paint = Paint::new("none", LAST).with(" stroke-width=\"4\" rx=\"4\"");
+        self.rect(x + 4, y + 4, w - 8, h - 8, paint);
+    }
+
+    /// [`Svg::last_move`] of a cell or a box: [`Svg::last_outline`].
+    pub(crate) fn last_box(&mut self, x: i32, y: i32, w: i32, h: i32) {
+        self.last_move(|pic| pic.last_outline(x, y, w, h));
     }
 
     /// The legend in the band starting at `y`: a swatch per outcome (the

@@ -405,6 +405,51 @@ def check_entry_box_and_bad_link(driver, base, db, game, variant, typed):
     assert page["position"] == answer["position"] and page["buttons"], page
 
 
+def last_marks(driver):
+    """How many marks of the move just played the board's picture has
+    (`data-mark="last"`), and whether each is drawn."""
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll('#board svg [data-mark="last"]'),
+            (g) => g.getBBox().width > 0 && getComputedStyle(g).display !== 'none'
+                && getComputedStyle(g).visibility !== 'hidden');
+    """)
+
+
+def check_last_move_marked(driver, base, db, game, variant):
+    """The board marks the move just played, once; nothing at the start or
+    at a position opened from a link without the moves that led to it.
+    Going back to the start unmarks it, redo marks it again, and the mark
+    stays with hints off."""
+    open_page(driver, page_url(base, game, variant))
+    assert last_marks(driver) == [], game
+    for ply in range(2):
+        page = shown(driver)
+        if not page["buttons"]:
+            break
+        move = page["buttons"][0][0]
+        click(driver, f'#moves [data-move="{move}"]')
+        page = shown(driver)
+        assert page["error"] == "", page
+        assert last_marks(driver) == [True], f"{game}: after {move}"
+        # The picture is the position's own, its moves and values as the
+        # buttons say.
+        check_against_query(db, page)
+    position = shown(driver)["position"]
+    driver.find_element(By.ID, "hints").click()
+    assert last_marks(driver) == [True], f"{game}: hints off"
+    driver.find_element(By.ID, "hints").click()
+    click(driver, 'svg[data-chart="value"] [data-point="0"]')
+    assert last_marks(driver) == [], f"{game}: back at the start"
+    click(driver, "#redo")
+    assert last_marks(driver) == [True], f"{game}: redone"
+    # The position as the page writes it (a board, not moves): a link to
+    # it has no move before it.
+    open_page(driver, page_url(base, game, variant, position))
+    page = shown(driver)
+    assert page["error"] == "" and page["position"] == position, page
+    assert last_marks(driver) == [], f"{game}: {position} from a link"
+
+
 def _link_position(driver):
     """The position of the page's "Link to this position"."""
     href = driver.find_element(By.ID, "link").get_attribute("href")
@@ -424,6 +469,8 @@ def check_link_with_moves(driver, base, db, game, variant, moves, sep):
     assert page["position"] == answer["position"], page
     assert [p["played"] for p in chart(driver)] == [""] + moves
     assert _link_position(driver) == text
+    # The last of the link's moves is marked on the board.
+    assert last_marks(driver) == [True]
     press(driver, Keys.ARROW_LEFT)
     before = sep.join(moves[:-1])
     page = _idle_with(driver, lambda p: p["position"] == query_json(db, before)["position"])

@@ -27,8 +27,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from explorer_page import (BIN, PLAYERS, WAIT, check_against_query, check_computer_chart_undo_and_hints,
-                           check_entry_box_and_bad_link, check_layout, check_link_with_moves,
-                           new_browser, open_page, page_url, run, settle, shown)
+                           check_entry_box_and_bad_link, check_last_move_marked, check_layout,
+                           check_link_with_moves, new_browser, open_page, page_url, run, settle,
+                           shown)
 
 # (game, variant, book depth or None for a complete database)
 GAMES = [
@@ -239,6 +240,11 @@ def test_a_link_with_moves_opens_their_line(dbs, server, browser):
                           list("3324"), "")
     check_link_with_moves(browser, server, dbs["british-square"], "british-square", "4x4",
                           ["b2", "c3", "a1"], " ")
+
+
+@pytest.mark.parametrize("game,variant,depth", GAMES)
+def test_the_move_just_played_is_marked_on_the_board(dbs, server, browser, game, variant, depth):
+    check_last_move_marked(browser, server, dbs[game], game, variant)
 
 
 def test_computer_chart_undo_and_hints(dbs, server, browser):

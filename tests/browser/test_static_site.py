@@ -41,8 +41,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from explorer_page import (BIN, ROOT, WAIT, check_against_query, check_computer_chart_undo_and_hints,
-                           check_entry_box_and_bad_link, check_layout, check_link_with_moves,
-                           new_browser, open_page, page_url, query_json, run, settle, shown)
+                           check_entry_box_and_bad_link, check_last_move_marked, check_layout,
+                           check_link_with_moves, new_browser, open_page, page_url, query_json, run,
+                           settle, shown)
 
 NGINX = os.environ.get("BOARDSOLVE_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 FIGURES = ROOT / "target" / "static-site-figures.json"
@@ -301,8 +302,9 @@ def test_every_game_through_nginx_agrees_with_query(dbs, site, nginx, browser):
 def test_backend_answers_as_query_serve_does(dbs, site, nginx, browser):
     """explorerBackend gives what the API of `query serve` gives for the same
     files (the site's, the shipped book among them): the info, the answer of
-    `query --json`, the line, the picture, the position after a move, and
-    the messages of errors."""
+    `query --json`, the line, the picture (and the picture after a move,
+    that move marked), the position after a move, and the messages of
+    errors."""
     base, _ = nginx
     open_page(browser, f"{base}/{site.name}/")
     serve = subprocess.Popen([str(BIN / "query"), "serve", "--addr", "127.0.0.1:0"]
@@ -339,11 +341,15 @@ def test_backend_answers_as_query_serve_does(dbs, site, nginx, browser):
                 m = query_json(dbs[name], p)["moves"][-1]["move"]
                 q["m"] = m
                 assert backend(browser, "api", "play", q) == api("play", q)
-        for q in ({"game": "british-square", "variant": "5x5", "p": "zz"},
-                  {"game": "british-square", "variant": "5x5", "p": "start", "m": "99"}):
-            path = "play" if "m" in q else "position"
+                marked = backend(browser, "api", "svg", q, "text")
+                assert marked == api("svg", q, as_text=True), q
+                assert marked[1].count('data-mark="last"') == 1, q
+        for path, q in (("position", {"game": "british-square", "variant": "5x5", "p": "zz"}),
+                        ("play", {"game": "british-square", "variant": "5x5", "p": "start", "m": "99"}),
+                        ("svg", {"game": "british-square", "variant": "5x5", "p": "start", "m": "99"}),
+                        ("svg", {"game": "british-square", "variant": "5x5", "p": "a1", "m": "a1"})):
             ok, message = backend(browser, "api", path, q)
-            assert not ok and [ok, message] == api(path, q), q
+            assert not ok and [ok, message] == api(path, q), (path, q)
     finally:
         serve.terminate()
         serve.wait(timeout=30)
@@ -377,6 +383,13 @@ def test_a_link_with_moves_opens_their_line(dbs, site, nginx, browser):
     url = f"{base}/{site.name}"
     check_link_with_moves(browser, url, dbs["c4-5x4.db"], "connect-four", "5x4", list("3324"), "")
     check_link_with_moves(browser, url, dbs["bsq.db"], "british-square", "5x5", ["b2", "c3", "a1"], " ")
+
+
+def test_the_move_just_played_is_marked_on_the_board(dbs, site, nginx, browser):
+    base, _ = nginx
+    url = f"{base}/{site.name}"
+    for name, game, variant, *_ in DATABASES:
+        check_last_move_marked(browser, url, dbs[name], game, variant)
 
 
 # d. A search past an opening book, in the browser.

@@ -73,7 +73,9 @@ fn british_square_pictures_match_the_analysis() {
         let a = analyze(&game, &db, state).unwrap();
         let marks = a.marks();
         seen.extend(marks.iter().map(|m| m.outcome));
-        let svg = game.render_svg(state, &marks, "X to move <&>").unwrap();
+        let svg = game
+            .render_svg(state, None, &marks, "X to move <&>")
+            .unwrap();
         check_picture(&game, &svg, &marks);
         assert!(
             svg.contains("X to move &lt;&amp;&gt;"),
@@ -82,7 +84,8 @@ fn british_square_pictures_match_the_analysis() {
         // Same input, same bytes.
         assert_eq!(
             svg,
-            game.render_svg(state, &marks, "X to move <&>").unwrap()
+            game.render_svg(state, None, &marks, "X to move <&>")
+                .unwrap()
         );
         // Outcomes follow the move's result for the mover.
         for (m, ma) in marks.iter().zip(&a.moves) {
@@ -104,7 +107,7 @@ fn dots_and_boxes_pictures_match_the_analysis() {
         let p = game.parse(text).unwrap();
         let a = analyze_position(&game, &db, &p).unwrap();
         let marks = a.marks();
-        let svg = game.render_svg(p.state, &marks, "t").unwrap();
+        let svg = game.render_svg(p.state, None, &marks, "t").unwrap();
         check_picture(&game, &svg, &marks);
     }
 }
@@ -148,7 +151,7 @@ fn connect_four_pictures_match_the_analysis() {
         let p = game.parse(text).unwrap();
         let a = analyze_position(&game, &live, &p).unwrap();
         let marks = a.marks();
-        let svg = game.render_svg(a.state, &marks, "t").unwrap();
+        let svg = game.render_svg(a.state, None, &marks, "t").unwrap();
         check_picture(&game, &svg, &marks);
     }
 }
@@ -164,12 +167,12 @@ fn dandelions_pictures_match_the_analysis() {
     let marks = a.marks();
     assert_eq!(marks.len(), 16);
     let svg = game
-        .render_svg(start, &marks, "dandelions to move")
+        .render_svg(start, None, &marks, "dandelions to move")
         .unwrap();
     check_picture(&game, &svg, &marks);
     assert_eq!(
         svg,
-        game.render_svg(start, &marks, "dandelions to move")
+        game.render_svg(start, None, &marks, "dandelions to move")
             .unwrap()
     );
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -197,7 +200,9 @@ fn dandelions_pictures_show_the_wind_on_a_compass() {
     let a = analyze(&game, &live, state).unwrap();
     let marks = a.marks();
     assert_eq!(marks.len(), 7);
-    let svg = game.render_svg(state, &marks, "wind to move").unwrap();
+    let svg = game
+        .render_svg(state, None, &marks, "wind to move")
+        .unwrap();
     check_picture(&game, &svg, &marks);
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let mut names: Vec<_> = doc
@@ -224,7 +229,7 @@ fn dandelions_pictures_show_the_wind_on_a_compass() {
         let marks = a.marks();
         let flowers = text.matches('F').count();
         assert_eq!(marks.len(), 25 - flowers, "{text}");
-        let svg = game.render_svg(state, &marks, "t").unwrap();
+        let svg = game.render_svg(state, None, &marks, "t").unwrap();
         check_picture(&game, &svg, &marks);
         assert!(svg.contains("blown"), "{text}");
     }
@@ -253,7 +258,7 @@ fn a_win_is_drawn_as_a_line_from_end_to_end_of_its_stones() {
     ] {
         let game = AnyGame::new(name, variant).unwrap();
         let state = game.game().parse(position).unwrap().state;
-        let svg = game.present().render_svg(state, &[], "t").unwrap();
+        let svg = game.present().render_svg(state, None, &[], "t").unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
         let lines: Vec<_> = doc
             .descendants()
@@ -285,6 +290,100 @@ fn a_win_is_drawn_as_a_line_from_end_to_end_of_its_stones() {
                 });
                 assert!(centre, "{name} {position}: ({x}, {y}) is no stone's centre");
             }
+        }
+    }
+}
+
+/// The first shape of an element's group, as numbers: a rectangle's `x`,
+/// `y`, `width`, `height`, a circle's centre, a line's ends.
+fn geometry(n: roxmltree::Node<'_, '_>) -> (String, Vec<i32>) {
+    let shape = n
+        .descendants()
+        .find(|c| c.has_tag_name("rect") || c.has_tag_name("circle") || c.has_tag_name("line"))
+        .unwrap_or_else(|| panic!("no shape in {n:?}"));
+    let names: &[&str] = match shape.tag_name().name() {
+        "rect" => &["x", "y", "width", "height"],
+        "circle" => &["cx", "cy"],
+        _ => &["x1", "y1", "x2", "y2"],
+    };
+    let at = |a: &str| shape.attribute(a).unwrap().parse::<i32>().unwrap();
+    (
+        shape.tag_name().name().to_owned(),
+        names.iter().map(|a| at(a)).collect(),
+    )
+}
+
+#[test]
+fn the_last_move_is_marked_where_it_was_offered() {
+    use boardsolve::registry::AnyGame;
+    use boardsolve::Move;
+    // Every game with pictures, a few plies deep (the first move each
+    // time), every move of each position played and drawn: the picture
+    // after it marks it once, where the picture before drew it as a move
+    // (the cell, the landing cell of a column, the edge, the wind's box),
+    // and a picture without a last move marks nothing.
+    for (name, variant) in [
+        ("british-square", "4x4"),
+        ("k-in-a-row", "3x3,k=3"),
+        ("connect-four", "5x4"),
+        ("dots-and-boxes", "2x2"),
+        ("dandelions", "3x3"),
+    ] {
+        let any = AnyGame::new(name, variant).unwrap();
+        let (game, present) = (any.game(), any.present());
+        let mut state = game.start();
+        let mut winds = 0;
+        for _ in 0..8 {
+            let mut edges = Vec::new();
+            game.moves(state, &mut edges);
+            let Some(first) = edges.first() else { break };
+            let marks: Vec<_> = edges
+                .iter()
+                .map(|e| MoveMark {
+                    mv: e.mv,
+                    score: 0,
+                    outcome: Outcome::Tie,
+                    best: false,
+                })
+                .collect();
+            let before = present.render_svg(state, None, &marks, "t").unwrap();
+            let before = roxmltree::Document::parse(&before).unwrap();
+            let count = |doc: &roxmltree::Document<'_>| {
+                doc.descendants()
+                    .filter(|n| n.attribute("data-mark") == Some("last"))
+                    .count()
+            };
+            assert_eq!(count(&before), 0, "{name} {state:#x}");
+            for e in &edges {
+                let after = present.render_svg(e.child, Some(e.mv), &[], "t").unwrap();
+                let after = roxmltree::Document::parse(&after).unwrap();
+                let what = format!("{name} {state:#x}: {}", game.format_move(e.mv));
+                if e.mv == Move::PASS {
+                    assert_eq!(count(&after), 0, "{what}");
+                    continue;
+                }
+                assert_eq!(count(&after), 1, "{what}");
+                winds += usize::from(name == "dandelions" && e.mv.0 >= 32);
+                let mark = after
+                    .descendants()
+                    .find(|n| n.attribute("data-mark") == Some("last"))
+                    .unwrap();
+                let offered = before
+                    .descendants()
+                    .find(|n| n.attribute("data-move") == Some(&game.format_move(e.mv)))
+                    .unwrap_or_else(|| panic!("{what}: not offered"));
+                let (kind, at) = geometry(offered);
+                let want = match kind.as_str() {
+                    // An outline just inside the cell or box.
+                    "rect" => vec![at[0] + 4, at[1] + 4, at[2] - 8, at[3] - 8],
+                    _ => at,
+                };
+                assert_eq!(geometry(mark), (kind, want), "{what}");
+            }
+            state = first.child;
+        }
+        if name == "dandelions" {
+            assert!(winds > 0, "no wind blown");
         }
     }
 }

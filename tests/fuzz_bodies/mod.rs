@@ -535,7 +535,11 @@ fn check_state(game: &dyn Presentation, pos: &Position, text: &str) {
         })
         .collect();
     let _ = game.render_move_map(s, &marks, &boardsolve::render::plain);
-    let _ = game.render_svg(s, &marks, "fuzz <title> & more");
+    let _ = game.render_svg(s, None, &marks, "fuzz <title> & more");
+    // The picture after a move, that move marked.
+    if let Some(e) = edges.first() {
+        let _ = game.render_svg(e.child, Some(e.mv), &[], "after");
+    }
     let _ = game.score(s, 0);
     let _ = game.lead(s);
 }

@@ -97,6 +97,12 @@ test("lines, moves and info agree with query", async () => {
   assert.match(served.players[0].pieces, /crosses/);
   assert.match(served.about, /^British Square: /);
   assert.match(await tb.svg("start"), /^<svg/);
+  // With a move: the picture after it, the move marked once.
+  const marks = (svg) => (svg.match(/data-mark="last"/g) || []).length;
+  assert.equal(marks(await tb.svg("start")), 0);
+  const marked = await tb.svg("start", line[0]);
+  assert.equal(marks(marked), 1);
+  assert.equal(marked.replace(/<g data-mark="last"[^]*?<\/g>\n/, ""), await tb.svg(next));
   await tb.close();
 });
 
@@ -107,6 +113,7 @@ test("errors are exceptions with query's messages", async () => {
   const [want] = queryOrExit1(path, ["z9"]);
   await assert.rejects(tb.probe("z9"), (e) => e instanceof Error && e.message === want.error);
   await assert.rejects(tb.play("start", "q17"), /q17/);
+  await assert.rejects(tb.svg("start", "q17"), /q17/);
   await tb.close();
   // Not a database, a truncated one, and bytes read by a broken reader.
   await assert.rejects(open(new Uint8Array(100)), /shorter than the 4096 byte header/);

@@ -278,9 +278,11 @@ export class Tablebase {
   }
 
   /// The picture `query --svg` draws, or `undefined` for a game without
-  /// pictures.
-  svg(position) {
-    return this.run((t) => t.svg(position));
+  /// pictures; with `move`, the picture of the position after that move
+  /// of `position`, the move marked (`data-mark="last"`), as `query
+  /// serve`'s `GET /api/svg?p=POSITION&m=MOVE` draws it.
+  svg(position, move) {
+    return this.run((t) => (move === undefined ? t.svg(position) : t.svgAfter(position, move)));
   }
 
   /// The game, as `query serve`'s `GET /api/info` lists it (parsed):

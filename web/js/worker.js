@@ -12,7 +12,8 @@
 //               GET /api/info; opens every database)
 //   "position"  the answer `query --json` prints (GET /api/position), parsed
 //   "svg"       the picture `query --svg` draws, as text (an error when the
-//               game has none, as serve's 404)
+//               game has none, as serve's 404); with m, the picture of the
+//               position after move m, that move marked
 //   "line"      {line: [MOVE, ...]}
 //   "play"      {position: TEXT}, the position after move m
 // with db the database's index in the list. Replies: {id, ok: true, body}
@@ -142,11 +143,16 @@ async function answer({ id, op, db, p, m }) {
     }
     case "svg": {
       const input = position(p);
+      if (m !== undefined && m !== null) {
+        if (typeof m !== "string") throw new Error("give m=MOVE");
+        position(p + m);
+      }
+      const last = m === null ? undefined : m;
       return enqueue(db, {
         id,
         op,
         work: async () => {
-          const picture = await tb.svg(input);
+          const picture = await tb.svg(input, last);
           if (picture === undefined || picture === null) throw new Error("this game has no picture");
           return picture;
         },

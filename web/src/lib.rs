@@ -187,6 +187,18 @@ impl Table {
         Ok(self.tb.probe(position).map_err(js_error)?.svg())
     }
 
+    /// The picture of the position after `mv` in `position`, that move
+    /// marked (`data-mark="last"`), as `query serve`'s `GET
+    /// /api/svg?p=POSITION&m=MOVE` draws it, or `undefined` for a game
+    /// without pictures.
+    #[wasm_bindgen(js_name = svgAfter)]
+    pub fn svg_after(&self, position: &str, mv: &str) -> Result<Option<String>, JsError> {
+        let before = self.tb.parse(position).map_err(js_error)?;
+        let mv = before.parse_move(mv).map_err(js_error)?;
+        let after = before.play(&mv).map_err(js_error)?;
+        Ok(self.tb.answer(&after).map_err(js_error)?.svg_after(&mv))
+    }
+
     /// The game served from this file, as `query serve`'s `GET /api/info`
     /// lists it (one entry of its `databases`).
     #[wasm_bindgen(js_name = servedJson)]

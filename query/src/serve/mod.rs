@@ -3,14 +3,15 @@
 //! `GET /` is the explorer, a page (embedded in the binary) that draws a
 //! position, colours every move by its value, and plays a move on a click.
 //! `GET /api/position?p=POSITION[&game=NAME&variant=SPEC]` answers with the
-//! line `query --db FILE --json POSITION` prints; `GET /api/play?p=&m=`
-//! gives the position after a move; `GET /api/info` lists the games
-//! served. Every error is a JSON object with a message and a status: 400 a
-//! malformed or illegal position (or a request that is not HTTP), 404 a
-//! game or variant not served (or an unknown path), 405 a method other
-//! than GET, 413 an oversize position, 414 an oversize request target, 431
-//! an oversize header, 500 a corrupted database, 503 a search that ran out
-//! of time or found no room.
+//! line `query --db FILE --json POSITION` prints; `GET /api/svg?p=` its
+//! picture (with `&m=MOVE`, the picture after that move, the move marked);
+//! `GET /api/play?p=&m=` gives the position after a move; `GET /api/info`
+//! lists the games served. Every error is a JSON object with a message and
+//! a status: 400 a malformed or illegal position or move (or a request
+//! that is not HTTP), 404 a game or variant not served (or an unknown
+//! path), 405 a method other than GET, 413 an oversize position, 414 an
+//! oversize request target, 431 an oversize header, 500 a corrupted
+//! database, 503 a search that ran out of time or found no room.
 //!
 //! Two lanes: lookups in a database run at once on the threads that read
 //! the requests, and never wait behind searches; searches (positions past
@@ -40,7 +41,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use boardsolve::cli::{EXIT_SUCCESS, MAX_LINE};
-use boardsolve_probe::{json, Cancel, Game, Position, ProbeError, Tablebase, MAX_SEARCHERS};
+use boardsolve_probe::{json, Cancel, Game, Move, Position, ProbeError, Tablebase, MAX_SEARCHERS};
 
 use crate::args::{DbArgs, ServeArgs, SERVE_TABLE_BITS};
 use crate::failure::{usage, Failure};
@@ -291,13 +292,15 @@ enum Lane {
     Search,
 }
 
-/// Answers `p` (the request's `input`), on `lane`.
+/// Answers `p` (the request's `input`), on `lane`; a picture marks
+/// `last`, the move that led to `p`, when the request gave it.
 fn compute(
     s: &Served,
     lane: Lane,
     kind: Answer,
     input: &str,
     p: &Position,
+    last: Option<&Move>,
 ) -> Result<Body, ProbeError> {
     let tb = &s.tb;
     let answer = |p| match lane {
@@ -306,7 +309,13 @@ fn compute(
     };
     Ok(match kind {
         Answer::Json | Answer::Play => Body::Json(json::answer(input, &answer(p)?, None)),
-        Answer::Svg => Body::Svg(answer(p)?.svg()),
+        Answer::Svg => {
+            let a = answer(p)?;
+            Body::Svg(match last {
+                Some(mv) => a.svg_after(mv),
+                None => a.svg(),
+            })
+        }
         Answer::Line => Body::Line(json::line(&match lane {
             Lane::Lookup => tb.line_from_file(p)?,
             Lane::Search => tb.line(p)?,
@@ -390,7 +399,13 @@ async fn answer(
     let Some(p) = params.get("p").cloned() else {
         return error(StatusCode::BAD_REQUEST, "no position: give p=POSITION");
     };
-    if p.len() > MAX_LINE {
+    // A picture may be asked as the position after a move of `p` (`m`),
+    // that move marked on it.
+    let last = match kind {
+        Answer::Svg => params.get("m"),
+        _ => None,
+    };
+    if p.len() + last.map_or(0, String::len) > MAX_LINE {
         return error(
             StatusCode::PAYLOAD_TOO_LARGE,
             &format!("position is longer than {MAX_LINE} bytes"),
@@ -404,15 +419,22 @@ async fn answer(
     let tag = etag(served, kind, &params);
     // Parsed once, whichever lane answers. A conditional request is
     // answered 304 only for a request that would be answered 200: a
-    // malformed or illegal position gets its error.
-    let position = match served.tb.parse(&p) {
-        Ok(position) => position,
+    // malformed or illegal position (or move) gets its error.
+    let parsed = served.tb.parse(&p).and_then(|before| match last {
+        Some(m) => {
+            let mv = before.parse_move(m)?;
+            Ok((before.play(&mv)?, Some(mv)))
+        }
+        None => Ok((before, None)),
+    });
+    let (position, last) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => return respond(&app, Err(e), &p, tag),
     };
     // The lookup lane: the database alone, now (and cheap enough to make
     // before a 304, which then vouches for the position too).
     if served.tb.has_file() {
-        match compute(served, Lane::Lookup, kind, &p, &position) {
+        match compute(served, Lane::Lookup, kind, &p, &position, last.as_ref()) {
             Err(ProbeError::NotInBook { .. }) if served.searched() => {}
             Ok(ref body) if !matches!(body, Body::Svg(None)) && not_modified(&headers, &tag) => {
                 return unchanged(tag, &app.cache)
@@ -441,7 +463,7 @@ async fn answer(
     let input = p.clone();
     let queued = app.searches.submit(deadline, move |cancel: &Cancel| {
         let s = &worker.served[index];
-        cancel.run(|| compute(s, Lane::Search, kind, &input, &position))
+        cancel.run(|| compute(s, Lane::Search, kind, &input, &position, last.as_ref()))
     });
     let mut pending = match queued {
         Ok(p) => p,

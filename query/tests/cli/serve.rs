@@ -175,6 +175,58 @@ fn answers_and_errors_over_http() {
         }
     }
 
+    // A picture asked with the move that led to it (`m`): the picture of
+    // the position after the move, that move marked once; the position's
+    // own picture marks nothing. A bad move is refused as /api/play
+    // refuses it.
+    let last_marks = |picture: &str| {
+        let doc = roxmltree::Document::parse(picture).unwrap();
+        let marks = doc
+            .descendants()
+            .filter(|n| n.attribute("data-mark") == Some("last"))
+            .count();
+        let title = doc
+            .descendants()
+            .find(|n| n.has_tag_name("title"))
+            .and_then(|n| n.text())
+            .map(str::to_owned);
+        let moves: Vec<_> = doc
+            .descendants()
+            .filter_map(|n| Some((n.attribute("data-move")?, n.attribute("data-value")?)))
+            .map(|(m, v)| format!("{m}:{v}"))
+            .collect();
+        (marks, title, moves)
+    };
+    for (game, variant, p, m) in [
+        ("british-square", "4x4", "b2", "c3"),
+        ("dots-and-boxes", "2x2", "0 1 2 A 0-0", "5"),
+        ("connect-four", "5x4", "332", "2"),
+    ] {
+        let q = format!("game={game}&variant={variant}&p={}&m={m}", enc(p));
+        let (status, marked) = get(a, &format!("/api/svg?{q}"));
+        assert_eq!(status, 200, "{p} {m}: {marked}");
+        assert!(marked.starts_with("<svg"), "{marked}");
+        let (_, after) = get(a, &format!("/api/play?{q}"));
+        let after: serde_json::Value = serde_json::from_str(&after).unwrap();
+        let after = after["position"].as_str().unwrap();
+        let q = format!("game={game}&variant={variant}&p={}", enc(after));
+        let (status, plain) = get(a, &format!("/api/svg?{q}"));
+        assert_eq!(status, 200, "{after}: {plain}");
+        let (marks, title, moves) = last_marks(&marked);
+        assert_eq!(marks, 1, "{p} {m}");
+        assert_eq!(last_marks(&plain), (0, title, moves), "{p} {m}");
+    }
+    for (m, error) in [("c3", "illegal move"), ("zz", "malformed move")] {
+        let target = format!("/api/svg?game=british-square&variant=4x4&p=c3&m={m}");
+        let (status, body) = get(a, &target);
+        assert_eq!(status, 400, "{m}: {body}");
+        let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let message = j["error"].as_str().unwrap();
+        assert!(message.starts_with(error), "{m}: {message}");
+        let (_, played) = get(a, &target.replace("/api/svg", "/api/play"));
+        assert_eq!(played, body, "{m}: as /api/play says");
+    }
+
     // The line of perfect play, and the page.
     let (status, body) = get(a, "/api/line?game=british-square&variant=4x4&p=start");
     assert_eq!(status, 200);

@@ -440,12 +440,13 @@ fn serve_answers_carry_an_etag_and_304_while_the_database_is_the_same() {
         get_with(a, target, &[("If-None-Match", "\"other\"")]).status,
         200
     );
-    // Each answer its own tag: another position, the picture, the line,
-    // a move.
+    // Each answer its own tag: another position, the picture, the picture
+    // after a move, the line, a move.
     let mut tags = vec![tag.clone()];
     for t in [
         "/api/position?p=b2",
         "/api/svg?p=b2%20c3",
+        "/api/svg?p=b2&m=c3",
         "/api/line?p=b2%20c3",
         "/api/play?p=b2%20c3&m=a1",
     ] {
@@ -457,11 +458,15 @@ fn serve_answers_carry_an_etag_and_304_while_the_database_is_the_same() {
     distinct.sort();
     distinct.dedup();
     assert_eq!(distinct.len(), tags.len(), "{tags:?}");
-    // Errors: no tag, never cached.
+    // Errors: no tag, never cached; an illegal move of a picture is
+    // refused, never 304.
     let bad = get_with(a, "/api/position?p=zz", &[]);
     assert_eq!(bad.status, 400);
     assert_eq!(bad.header("etag"), None);
     assert_eq!(bad.header("cache-control"), Some("no-store"));
+    let bad = get_with(a, "/api/svg?p=b2&m=b2", &[("If-None-Match", "*")]);
+    assert_eq!(bad.status, 400);
+    assert_eq!(bad.header("etag"), None);
     // The same position from another database (the start's value changed,
     // the checksums resealed): another tag.
     let dir = tempfile::tempdir().unwrap();

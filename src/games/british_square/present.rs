@@ -2,7 +2,7 @@
 //! value, and the SVG picture.
 
 use super::BritishSquare;
-use crate::core::{Game, MoveMark, Player};
+use crate::core::{Game, Move, MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{count_of, style_padded, Presentation};
 
@@ -80,8 +80,14 @@ impl Presentation for BritishSquare {
         }))
     }
 
-    fn render_svg(&self, s: u64, moves: &[MoveMark], title: &str) -> Option<String> {
-        Some(self.svg(s, moves, title))
+    fn render_svg(
+        &self,
+        s: u64,
+        last: Option<Move>,
+        moves: &[MoveMark],
+        title: &str,
+    ) -> Option<String> {
+        Some(self.svg(s, last, moves, title))
     }
 
     fn layer_name(&self) -> &'static str {
@@ -95,9 +101,10 @@ impl Presentation for BritishSquare {
 
 impl BritishSquare {
     /// The SVG picture of [`Presentation::render_svg`]: the grid with coordinates,
-    /// the pieces, and every legal move's cell coloured by its outcome with
-    /// its value written in it.
-    fn svg(&self, s: u64, moves: &[MoveMark], title: &str) -> String {
+    /// the pieces, every legal move's cell coloured by its outcome with
+    /// its value written in it, and the cell of the piece `last` placed
+    /// outlined.
+    fn svg(&self, s: u64, last: Option<Move>, moves: &[MoveMark], title: &str) -> String {
         use crate::render::svg::{self, Svg, LEGEND_HEIGHT, TITLE_HEIGHT};
         const CELL: i32 = 64;
         let n = self.n as i32;
@@ -145,6 +152,11 @@ impl BritishSquare {
             } else if o >> cell & 1 != 0 {
                 pic.circle(cx, cy, CELL / 4 + 2, "none", "#333333", 6);
             }
+        }
+        // The piece just placed (a pass places none).
+        if let Some(cell) = last.map(|m| u32::from(m.0)).filter(|&c| c < self.cells) {
+            let (r, c) = ((cell / self.n) as i32, (cell % self.n) as i32);
+            pic.last_box(left + c * CELL, top + r * CELL, CELL, CELL);
         }
         pic.legend(width, top + board + 12, self.even_result());
         pic.finish()

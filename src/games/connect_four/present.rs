@@ -88,8 +88,14 @@ impl Presentation for ConnectFour {
         Some(lines.join("\n"))
     }
 
-    fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
-        Some(self.svg(&self.pos(state), moves, title))
+    fn render_svg(
+        &self,
+        state: u64,
+        last: Option<Move>,
+        moves: &[MoveMark],
+        title: &str,
+    ) -> Option<String> {
+        Some(self.svg(&self.pos(state), last, moves, title))
     }
 }
 
@@ -127,10 +133,11 @@ impl ConnectFour {
 
 impl ConnectFour {
     /// The SVG picture of [`Presentation::render_svg`]: the board with its stones,
-    /// the cell each playable column's stone would land in ringed in its
-    /// outcome's colour, and under every column its value in a box filled
-    /// with that colour (best moves outlined).
-    fn svg(&self, p: &Bitboard, moves: &[MoveMark], title: &str) -> String {
+    /// the stone `last` dropped ringed, the cell each playable column's
+    /// stone would land in ringed in its outcome's colour, and under every
+    /// column its value in a box filled with that colour (best moves
+    /// outlined).
+    fn svg(&self, p: &Bitboard, last: Option<Move>, moves: &[MoveMark], title: &str) -> String {
         use crate::render::svg::{self, Svg, LEGEND_HEIGHT, TITLE_HEIGHT};
         const CELL: i32 = 56;
         let (w, h) = (
@@ -158,6 +165,20 @@ impl ConnectFour {
                     None => "#ffffff",
                 };
                 pic.circle(cx, cy, CELL / 2 - 6, fill, "#0f2f57", 2);
+            }
+        }
+        // The stone just dropped: the top one of its column, ringed inside.
+        let column = last.map(|m| i32::from(m.0)).filter(|&c| c < w);
+        if let Some(c) = column {
+            let top_stone = (0..h)
+                .rev()
+                .find(|&r| p.stone(c as u32, r as u32).is_some());
+            if let Some(r) = top_stone {
+                let (cx, cy) = (
+                    left + c * CELL + CELL / 2,
+                    top + (h - 1 - r) * CELL + CELL / 2,
+                );
+                pic.last_move(|pic| pic.circle(cx, cy, CELL / 4, "none", svg::LAST, 4));
             }
         }
         if p.is_won() {

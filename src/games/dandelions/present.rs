@@ -5,7 +5,7 @@
 use super::field::{DC, DIRECTION_NAMES, DR};
 use super::game::WIND;
 use super::Dandelions;
-use crate::core::{MoveMark, Player};
+use crate::core::{Move, MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{count_of, style_padded, Presentation, ScoreDetail};
 
@@ -109,8 +109,14 @@ impl Presentation for Dandelions {
         }
     }
 
-    fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
-        Some(self.svg(state, moves, title))
+    fn render_svg(
+        &self,
+        state: u64,
+        last: Option<Move>,
+        moves: &[MoveMark],
+        title: &str,
+    ) -> Option<String> {
+        Some(self.svg(state, last, moves, title))
     }
 }
 
@@ -120,7 +126,10 @@ impl Dandelions {
     /// compass of the 8 winds (the blown ones greyed out). On the
     /// dandelions' turn every cell they may plant on is coloured by its
     /// outcome with its value; on the wind's turn every direction left is.
-    fn svg(&self, state: u64, moves: &[MoveMark], title: &str) -> String {
+    /// The move `last` is marked: the flower just planted outlined, or the
+    /// wind just blown outlined on the compass, its arrow in the mark's
+    /// colour.
+    fn svg(&self, state: u64, last: Option<Move>, moves: &[MoveMark], title: &str) -> String {
         use crate::render::svg::{self, Svg, LEGEND_HEIGHT, TITLE_HEIGHT};
         const CELL: i32 = 64;
         // The compass: 3 x 3 boxes, the rose in the middle one.
@@ -190,6 +199,13 @@ impl Dandelions {
             }
         }
 
+        // The flower just planted.
+        let cells = self.geometry().cells();
+        if let Some(cell) = last.map(|m| i32::from(m.0)).filter(|&c| c < cells as i32) {
+            let (r, c) = (cell / n, cell % n);
+            pic.last_box(left + c * CELL, field_top + r * CELL, CELL, CELL);
+        }
+
         // The compass, north on top.
         let (cl, ct) = (left + board + SPACE, top + (body - COMPASS) / 2);
         let caption = if planting || self.geometry().is_over(&f) {
@@ -242,6 +258,14 @@ impl Dandelions {
                 pic.rect(bx, by, BOX, BOX, Paint::new("#ffffff", "#999999"));
                 pic.text(mid, by + BOX / 2, Font::new(15, "#333333"), name);
                 rose(&mut pic, "#666666", 3);
+            }
+            if last.is_some_and(|m| m.0 == WIND + d as u16) {
+                // The wind just blown: its box outlined, its arrow drawn
+                // again in the mark's colour.
+                pic.last_move(|pic| {
+                    pic.last_outline(bx, by, BOX, BOX);
+                    rose(pic, svg::LAST, 4);
+                });
             }
         }
         pic.circle(rx, ry, 4, "#666666", "#666666", 1);

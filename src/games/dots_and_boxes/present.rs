@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::DotsAndBoxes;
-use crate::core::{Game, MoveMark, Player};
+use crate::core::{Game, Move, MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{count_of, style_padded, Presentation};
 
@@ -83,8 +83,14 @@ impl Presentation for DotsAndBoxes {
         )
     }
 
-    fn render_svg(&self, state: u64, moves: &[MoveMark], title: &str) -> Option<String> {
-        Some(self.svg(state, moves, title))
+    fn render_svg(
+        &self,
+        state: u64,
+        last: Option<Move>,
+        moves: &[MoveMark],
+        title: &str,
+    ) -> Option<String> {
+        Some(self.svg(state, last, moves, title))
     }
 
     fn layer_name(&self) -> &'static str {
@@ -93,10 +99,11 @@ impl Presentation for DotsAndBoxes {
 }
 
 impl DotsAndBoxes {
-    /// The SVG picture of [`Presentation::render_svg`]: the dots, the drawn edges,
-    /// the closed boxes shaded, and every undrawn edge coloured by the
-    /// outcome of drawing it, with its value.
-    fn svg(&self, s: u64, moves: &[MoveMark], title: &str) -> String {
+    /// The SVG picture of [`Presentation::render_svg`]: the dots, the drawn edges
+    /// (the one `last` drew in the mark's colour), the closed boxes shaded,
+    /// and every undrawn edge coloured by the outcome of drawing it, with
+    /// its value.
+    fn svg(&self, s: u64, last: Option<Move>, moves: &[MoveMark], title: &str) -> String {
         use crate::render::svg::{self, Svg, LEGEND_HEIGHT, TITLE_HEIGHT};
         const GAP: i32 = 96;
         let (rows, cols) = (self.rows as i32, self.cols as i32);
@@ -125,7 +132,12 @@ impl DotsAndBoxes {
             };
             let ((x1, y1), (x2, y2)) = (dot(r1, c1), dot(r2, c2));
             if s >> e & 1 != 0 {
-                pic.line(x1, y1, x2, y2, Pen::new("#222222", 6));
+                if last.is_some_and(|m| u32::from(m.0) == e) {
+                    // The edge just drawn.
+                    pic.last_move(|pic| pic.line(x1, y1, x2, y2, Pen::new(svg::LAST, 8)));
+                } else {
+                    pic.line(x1, y1, x2, y2, Pen::new("#222222", 6));
+                }
                 continue;
             }
             let Some(m) = moves.iter().find(|m| u32::from(m.mv.0) == e) else {

@@ -2,7 +2,7 @@
 //! and the SVG picture.
 
 use super::KInARow;
-use crate::core::{MoveMark, Player};
+use crate::core::{Move, MoveMark, Player};
 use crate::render::svg::{Font, Paint, Pen};
 use crate::render::{style_padded, Presentation};
 
@@ -60,8 +60,14 @@ impl Presentation for KInARow {
         }))
     }
 
-    fn render_svg(&self, s: u64, moves: &[MoveMark], title: &str) -> Option<String> {
-        Some(self.svg(s, moves, title))
+    fn render_svg(
+        &self,
+        s: u64,
+        last: Option<Move>,
+        moves: &[MoveMark],
+        title: &str,
+    ) -> Option<String> {
+        Some(self.svg(s, last, moves, title))
     }
 
     fn layer_name(&self) -> &'static str {
@@ -103,9 +109,10 @@ impl KInARow {
     }
 
     /// The SVG picture of [`Presentation::render_svg`]: the grid with
-    /// coordinates, the stones, and every legal move's cell coloured by its
-    /// outcome with its value written in it.
-    fn svg(&self, s: u64, moves: &[MoveMark], title: &str) -> String {
+    /// coordinates, the stones, every legal move's cell coloured by its
+    /// outcome with its value written in it, the cell of the stone `last`
+    /// placed outlined, and a line through each row of the winner.
+    fn svg(&self, s: u64, last: Option<Move>, moves: &[MoveMark], title: &str) -> String {
         use crate::render::svg::{self, Svg, LEGEND_HEIGHT, TITLE_HEIGHT};
         let (rows, cols) = (self.variant().rows() as i32, self.variant().cols() as i32);
         // Wide boards get smaller cells, so that the picture stays readable.
@@ -149,6 +156,12 @@ impl KInARow {
             } else if st.o >> cell & 1 != 0 {
                 pic.circle(cx, cy, cell_px / 4 + 2, "none", "#333333", 6);
             }
+        }
+        // The stone just placed.
+        let cells = self.geometry().cells();
+        if let Some(cell) = last.map(|m| i32::from(m.0)).filter(|&c| c < cells as i32) {
+            let (r, c) = (cell / cols, cell % cols);
+            pic.last_box(left + c * cell_px, top + r * cell_px, cell_px, cell_px);
         }
         if let Some(winner) = self.winner(st) {
             // Each full line of the winner, a line through its stones.
