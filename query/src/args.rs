@@ -270,6 +270,34 @@ fn examples() -> Vec<String> {
     lines
 }
 
+/// The one sign rule, and what each game's value counts: the long
+/// sentences said once, here, rather than on every answer.
+fn values_help() -> String {
+    let mut o = boardsolve::cli::wrap(
+        "Values: a position's value is for the side to move, and a move's value for the \
+         side making it; positive is a win for that side. Only `final_for_first` in JSON, \
+         the explorer's chart and `play`'s history are the first player's. Each game's \
+         value:",
+        80,
+        0,
+        0,
+    );
+    o.push('\n');
+    for g in boardsolve_probe::games() {
+        if let Ok(game) = boardsolve_probe::Game::new(g.name(), "") {
+            o.push_str("  ");
+            o.push_str(&boardsolve::cli::wrap(
+                &format!("{}: {}.", g.name(), game.score_meaning()),
+                80,
+                2,
+                4,
+            ));
+            o.push('\n');
+        }
+    }
+    o
+}
+
 /// The command line, with the games, examples and exit statuses of the
 /// registry in its help.
 pub fn command() -> clap::Command {
@@ -282,6 +310,8 @@ pub fn command() -> clap::Command {
     );
     after.push('\n');
     after.push_str(&games_help());
+    after.push('\n');
+    after.push_str(&values_help());
     after.push_str("\nExamples (in a directory holding the default files):\n");
     for e in examples() {
         after.push_str("  ");
