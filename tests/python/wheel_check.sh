@@ -22,28 +22,36 @@ fail() {
     exit 1
 }
 
+# The version a release carries: the workspace's, which the Python
+# package's must repeat.
+version=$(sed -n 's/^version = "\([0-9.]*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)
+python_version=$(sed -n 's/^version = "\([0-9.]*\)"$/\1/p' "$root/python/pyproject.toml" | head -n 1)
+[ -n "$version" ] && [ "$version" = "$python_version" ] ||
+    fail "python/pyproject.toml has version '$python_version', the workspace '$version'"
+
 # The wheel, built as a release would be.
 "$maturin" build --release --locked --manifest-path "$root/python/Cargo.toml" --out "$scratch/wheels"
 wheels=("$scratch"/wheels/*.whl)
 [ "${#wheels[@]}" = 1 ] && [ -f "${wheels[0]}" ] || fail "expected one wheel, found: ${wheels[*]}"
 wheel=${wheels[0]}
 case "$(basename "$wheel")" in
-    boardsolve-0.2.0-cp39-abi3-*.whl) ;;
+    "boardsolve-$version-cp39-abi3-"*.whl) ;;
     *) fail "not an abi3 wheel for CPython 3.9 and later: $(basename "$wheel")" ;;
 esac
 
 # Its metadata: what an index shows, and the licences.
-python3 - "$wheel" <<'EOF' || fail "incomplete wheel metadata"
+python3 - "$wheel" "$version" <<'EOF' || fail "incomplete wheel metadata"
 import email.parser, sys, zipfile
 
 wheel = zipfile.ZipFile(sys.argv[1])
 names = wheel.namelist()
-info = "boardsolve-0.2.0.dist-info/"
+version = sys.argv[2]
+info = f"boardsolve-{version}.dist-info/"
 meta = email.parser.Parser().parsestr(wheel.read(info + "METADATA").decode())
 tags = email.parser.Parser().parsestr(wheel.read(info + "WHEEL").decode()).get_all("Tag")
 want = {
     "Name": "boardsolve",
-    "Version": "0.2.0",
+    "Version": version,
     "License-Expression": "MIT OR Apache-2.0",
     "Requires-Python": ">=3.9",
 }
