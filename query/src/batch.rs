@@ -1,7 +1,12 @@
 //! Batch mode, `query -`: the positions of stdin answered in parallel,
-//! batch by batch, in order, with memory flat however long the input.
+//! batch by batch, each answer written in input order as soon as it and
+//! those before it are ready, with memory flat however long the input.
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
+use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -17,8 +22,20 @@ const BATCH: usize = 4096;
 /// Lines analysed together at most ([`answer_group`]).
 const GROUP: usize = 16;
 
-/// The answers of `lines`, whose first is line `first` of the batch, into
-/// `out` (emptied first).
+/// A group that takes longer than this is followed by a group of one line
+/// (positions searched: each answer on its own), a quicker one by a group
+/// twice as large, up to [`GROUP`] (lookups: overlapping).
+const QUICK_GROUP: Duration = Duration::from_millis(1);
+
+/// How often a worker hands over the answers it has made: lookups go in a
+/// few large parts a batch, searches each as it ends.
+const HAND_OVER: Duration = Duration::from_millis(5);
+
+/// How long written answers wait for more before they are flushed.
+const FLUSH_AFTER: Duration = Duration::from_millis(10);
+
+/// The answers of `lines`, whose first is line `first` of the batch,
+/// appended to `out`.
 fn answer_lines(
     source: &Source,
     lines: &[lines::Line],
@@ -26,8 +43,6 @@ fn answer_lines(
     mode: Mode,
     out: &mut Answers,
 ) {
-    out.text.clear();
-    out.refused.clear();
     let mut texts: Vec<(usize, &str)> = Vec::with_capacity(lines.len());
     for (i, line) in (first..).zip(lines) {
         let refusal = match line {
@@ -49,13 +64,36 @@ fn answer_lines(
     source.busy(|| answer_group(source.tb(), &texts, mode, out));
 }
 
-/// Answers positions from stdin, streaming. Returns the lines refused.
+/// Answers, or the end of a batch, from the workers to the writer.
+enum Done {
+    /// Part `part` of the answers of stretch `stretch` of batch `batch`;
+    /// `last` when the stretch is done.
+    Part {
+        batch: u64,
+        stretch: usize,
+        part: usize,
+        last: bool,
+        answers: Answers,
+    },
+    /// Batch `batch` is all answered: `stretches` stretches of `lines`
+    /// lines.
+    End {
+        batch: u64,
+        stretches: usize,
+        lines: usize,
+    },
+}
+
+/// Answers positions from stdin, streaming: each answer is written as soon
+/// as it and every answer before it are ready, so a slow batch (positions
+/// searched) prints from its first line on, and a batch killed keeps what
+/// it printed. Returns the lines refused.
 pub fn answer_stdin(source: &Source, mode: Mode, out: &mut impl Write) -> Result<Refused> {
     let json = mode.json;
     // A reader thread cuts stdin into batches while the workers answer the
     // previous one. A batch takes only lines already buffered, so a caller
     // that sends one line and waits for its answer is answered at once.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<lines::Line>>(2);
+    let (tx, rx) = mpsc::sync_channel::<Vec<lines::Line>>(2);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> io::Result<()> {
             let mut input = io::BufReader::with_capacity(1 << 16, io::stdin());
@@ -73,53 +111,83 @@ pub fn answer_stdin(source: &Source, mode: Mode, out: &mut impl Write) -> Result
                 }
             }
         });
-        // The answering thread works on one batch while this one writes
-        // the one before: the pool need not wait for the output. The
-        // answers' buffers come back once written, to be filled again:
-        // memory freed and taken anew would be paged in anew.
-        let (answered_tx, answered) = std::sync::mpsc::sync_channel::<(usize, Vec<Answers>)>(2);
-        let (written_tx, written) = std::sync::mpsc::channel::<Vec<Answers>>();
+        // The answering thread answers groups of a batch in parallel and
+        // hands each over as it is done; this thread writes them in order
+        // meanwhile. The answers' buffers come back once written, to be
+        // filled again: memory freed and taken anew would be paged in anew.
+        let (done_tx, done) = mpsc::channel::<Done>();
+        let (written_tx, written) = mpsc::channel::<Answers>();
+        let written = Mutex::new(written);
         let answerer = scope.spawn(move || {
-            for batch in rx {
-                // Groups of lines are answered together, their lookups
-                // overlapping; small enough that a short batch still keeps
-                // every thread busy.
-                let group = (batch.len() / (4 * rayon::current_num_threads())).clamp(1, GROUP);
-                let mut answers = written.try_recv().unwrap_or_default();
-                answers.resize_with(batch.len().div_ceil(group), Answers::default);
-                batch
-                    .par_chunks(group)
-                    .zip(answers.par_iter_mut())
-                    .enumerate()
-                    .for_each(|(g, (lines, out))| {
-                        answer_lines(source, lines, g * group, mode, out);
-                    });
-                if answered_tx.send((batch.len(), answers)).is_err() {
+            // An emptied buffer, one given back if there is one.
+            let buffer = || {
+                let mut a: Answers = written
+                    .lock()
+                    .ok()
+                    .and_then(|w| w.try_recv().ok())
+                    .unwrap_or_default();
+                a.text.clear();
+                a.refused.clear();
+                a
+            };
+            for (batch_no, batch) in (0u64..).zip(rx) {
+                // Two stretches of lines a thread: each worker answers its
+                // stretch in order, in groups, and hands its answers over
+                // every HAND_OVER, so that the writer can print the first
+                // stretch's as they come.
+                let stretches = (2 * rayon::current_num_threads()).clamp(1, batch.len());
+                let len = batch.len().div_ceil(stretches);
+                batch.par_chunks(len).enumerate().for_each_with(
+                    done_tx.clone(),
+                    |done_tx, (stretch, lines)| {
+                        let (mut answers, mut part, mut handed) = (buffer(), 0, Instant::now());
+                        let (mut at, mut group) = (0, 1);
+                        while at < lines.len() {
+                            let n = group.min(lines.len() - at);
+                            let started = Instant::now();
+                            let first = stretch * len + at;
+                            answer_lines(source, &lines[at..at + n], first, mode, &mut answers);
+                            at += n;
+                            group = if started.elapsed() < QUICK_GROUP {
+                                (2 * group).min(GROUP)
+                            } else {
+                                1
+                            };
+                            let last = at == lines.len();
+                            if last || handed.elapsed() >= HAND_OVER {
+                                let answers = std::mem::replace(&mut answers, buffer());
+                                // The writer gone (output closed): the
+                                // batch ends unwritten.
+                                let _ = done_tx.send(Done::Part {
+                                    batch: batch_no,
+                                    stretch,
+                                    part,
+                                    last,
+                                    answers,
+                                });
+                                part += 1;
+                                handed = Instant::now();
+                            }
+                        }
+                    },
+                );
+                let end = Done::End {
+                    batch: batch_no,
+                    stretches: batch.len().div_ceil(len),
+                    lines: batch.len(),
+                };
+                if done_tx.send(end).is_err() {
                     return;
                 }
             }
         });
-        let mut refused = Refused::default();
-        let mut line_no = 0u64;
-        for (lines, mut answers) in answered {
-            for a in &mut answers {
-                out.write_all(a.text.as_bytes()).context("writing output")?;
-                for (i, e) in a.refused.drain(..) {
-                    refused.add(&e);
-                    if !json {
-                        eprintln!("query: line {}: {}", line_no + i as u64 + 1, e.message);
-                    }
-                }
-            }
-            line_no += lines as u64;
-            // Let a pipeline see each batch of answers as soon as it is ready.
-            out.flush().context("writing output")?;
-            // The answering thread may have finished already.
-            let _ = written_tx.send(answers);
-        }
+        let refused = write_in_order(&done, &written_tx, json, out);
+        // Unblock the answering thread if writing failed.
+        drop(done);
         if answerer.join().is_err() {
             anyhow::bail!("the answering thread failed");
         }
+        let refused = refused?;
         match reader.join() {
             Ok(r) => r.context("reading stdin")?,
             Err(_) => anyhow::bail!("the stdin reader failed"),
@@ -135,4 +203,93 @@ pub fn answer_stdin(source: &Source, mode: Mode, out: &mut impl Write) -> Result
         }
         Ok(refused)
     })
+}
+
+/// Writes the answers `done` brings in input order, each part as soon as
+/// every one before it is written, flushing at the end of each batch and
+/// when nothing more comes within [`FLUSH_AFTER`]; the buffers go back
+/// through `written`.
+fn write_in_order(
+    done: &mpsc::Receiver<Done>,
+    written: &mpsc::Sender<Answers>,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<Refused> {
+    let mut refused = Refused::default();
+    // Parts ahead of the next to write, and the ends of batches seen.
+    let mut waiting = BTreeMap::new();
+    let mut ends = HashMap::new();
+    let (mut batch, mut stretch, mut part, mut line_no) = (0u64, 0usize, 0usize, 0u64);
+    let mut unflushed = false;
+    loop {
+        let message = match done.try_recv() {
+            Ok(m) => m,
+            Err(TryRecvError::Empty) => {
+                let waited = if unflushed {
+                    done.recv_timeout(FLUSH_AFTER)
+                } else {
+                    done.recv().map_err(|_| RecvTimeoutError::Disconnected)
+                };
+                match waited {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => {
+                        out.flush().context("writing output")?;
+                        unflushed = false;
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            Err(TryRecvError::Disconnected) => break,
+        };
+        match message {
+            Done::Part {
+                batch: b,
+                stretch: s,
+                part: p,
+                last,
+                answers,
+            } => {
+                waiting.insert((b, s, p), (last, answers));
+            }
+            Done::End {
+                batch: b,
+                stretches,
+                lines,
+            } => {
+                ends.insert(b, (stretches, lines));
+            }
+        }
+        loop {
+            if let Some((last, mut a)) = waiting.remove(&(batch, stretch, part)) {
+                out.write_all(a.text.as_bytes()).context("writing output")?;
+                for (i, e) in a.refused.drain(..) {
+                    refused.add(&e);
+                    if !json {
+                        eprintln!("query: line {}: {}", line_no + i as u64 + 1, e.message);
+                    }
+                }
+                // The workers may have finished already.
+                let _ = written.send(a);
+                unflushed = true;
+                (stretch, part) = if last {
+                    (stretch + 1, 0)
+                } else {
+                    (stretch, part + 1)
+                };
+            } else if ends.get(&batch).is_some_and(|&(n, _)| n == stretch) {
+                let (_, lines) = ends.remove(&batch).unwrap_or_default();
+                line_no += lines as u64;
+                (batch, stretch, part) = (batch + 1, 0, 0);
+                // Let a pipeline see each batch of answers as soon as it
+                // is all ready.
+                out.flush().context("writing output")?;
+                unflushed = false;
+            } else {
+                break;
+            }
+        }
+    }
+    out.flush().context("writing output")?;
+    Ok(refused)
 }

@@ -141,3 +141,44 @@ fn a_million_mixed_lines_stream_through_in_flat_memory() {
         "memory grew from {early} to {late} KiB"
     );
 }
+
+/// A batch prints each answer as soon as it and those before it are ready:
+/// a quick answer ahead of a long search comes out while the search still
+/// runs, so a batch killed keeps what it printed.
+#[test]
+fn a_batch_prints_its_first_answers_before_a_long_search_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_query"))
+        .current_dir(dir.path())
+        .args(["--game", "connect-four", "--no-book", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // One move from a four, then the empty board: with no book, a search
+    // of tens of seconds.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"4444443322\nstart\n").unwrap();
+    drop(stdin);
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut first);
+        let _ = tx.send(first);
+    });
+    // Ample room on a busy machine; the search of the start takes far
+    // longer without a book.
+    let first = rx.recv_timeout(Duration::from_secs(20));
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first.expect("the first answer within 20 s");
+    let j: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(
+        (j["input"].as_str(), j["value"].as_i64()),
+        (Some("4444443322"), Some(16))
+    );
+    assert!(running, "the first answer came only when the batch ended");
+}
