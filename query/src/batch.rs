@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -30,6 +31,9 @@ const QUICK_GROUP: Duration = Duration::from_millis(1);
 /// How often a worker hands over the answers it has made: lookups go in a
 /// few large parts a batch, searches each as it ends.
 const HAND_OVER: Duration = Duration::from_millis(5);
+
+/// Parts of answers made ahead of the writer at most.
+const DONE_AHEAD: usize = 64;
 
 /// How long written answers wait for more before they are flushed.
 const FLUSH_AFTER: Duration = Duration::from_millis(10);
@@ -115,7 +119,9 @@ pub fn answer_stdin(source: &Source, mode: Mode, out: &mut impl Write) -> Result
         // hands each over as it is done; this thread writes them in order
         // meanwhile. The answers' buffers come back once written, to be
         // filled again: memory freed and taken anew would be paged in anew.
-        let (done_tx, done) = mpsc::channel::<Done>();
+        // Bounded, so that workers wait for a writer held up by a slow
+        // reader of the output: memory stays flat.
+        let (done_tx, done) = mpsc::sync_channel::<Done>(DONE_AHEAD);
         let (written_tx, written) = mpsc::channel::<Answers>();
         let written = Mutex::new(written);
         let answerer = scope.spawn(move || {
@@ -130,32 +136,42 @@ pub fn answer_stdin(source: &Source, mode: Mode, out: &mut impl Write) -> Result
                 a.refused.clear();
                 a
             };
+            // The size of the next group of lines, learnt from the last
+            // (shared by the workers, kept from batch to batch).
+            let group_size = AtomicUsize::new(1);
+            let group_size = &group_size;
             for (batch_no, batch) in (0u64..).zip(rx) {
-                // Two stretches of lines a thread: each worker answers its
+                // Eight stretches of lines a thread (room to balance the load): each worker answers its
                 // stretch in order, in groups, and hands its answers over
                 // every HAND_OVER, so that the writer can print the first
                 // stretch's as they come.
-                let stretches = (2 * rayon::current_num_threads()).clamp(1, batch.len());
+                let stretches = (8 * rayon::current_num_threads()).clamp(1, batch.len());
                 let len = batch.len().div_ceil(stretches);
                 batch.par_chunks(len).enumerate().for_each_with(
                     done_tx.clone(),
                     |done_tx, (stretch, lines)| {
                         let (mut answers, mut part, mut handed) = (buffer(), 0, Instant::now());
-                        let (mut at, mut group) = (0, 1);
+                        let mut at = 0;
                         while at < lines.len() {
-                            let n = group.min(lines.len() - at);
+                            let group = group_size.load(Ordering::Relaxed);
+                            let n = group.clamp(1, GROUP).min(lines.len() - at);
                             let started = Instant::now();
                             let first = stretch * len + at;
                             answer_lines(source, &lines[at..at + n], first, mode, &mut answers);
                             at += n;
-                            group = if started.elapsed() < QUICK_GROUP {
-                                (2 * group).min(GROUP)
+                            let next = if started.elapsed() < QUICK_GROUP {
+                                (2 * n).min(GROUP)
                             } else {
                                 1
                             };
+                            group_size.store(next, Ordering::Relaxed);
                             let last = at == lines.len();
                             if last || handed.elapsed() >= HAND_OVER {
-                                let answers = std::mem::replace(&mut answers, buffer());
+                                let answers = if last {
+                                    std::mem::take(&mut answers)
+                                } else {
+                                    std::mem::replace(&mut answers, buffer())
+                                };
                                 // The writer gone (output closed): the
                                 // batch ends unwritten.
                                 let _ = done_tx.send(Done::Part {
