@@ -82,6 +82,7 @@ mod game;
 mod info;
 #[cfg(feature = "json")]
 pub mod json;
+mod key;
 #[cfg_attr(not(feature = "search"), path = "no_live.rs")]
 mod live;
 mod name;
