@@ -17,7 +17,9 @@
 #   and UndefinedBehaviorSanitizer (no error, and LeakSanitizer finds no
 #   leak at all);
 # - tests/cpp/walk.cpp (c++ -std=c++17, warnings as errors) walks the
-#   line of perfect play of every game.
+#   line of perfect play of every game;
+# - the program of docs/c.md, built with the commands the page gives,
+#   prints what the page shows (tests/c/doc_example.sh).
 #
 # Needs BOARDSOLVE_BIN: the generator and query binaries and the
 # random_positions example.
@@ -114,4 +116,7 @@ for run in "answers $dbs/bsq4.db $dbs/bsq4.pos $dbs/bsq4.json" \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 "$work/check-asan" $run
 done
 say "Valgrind: no error and nothing lost; AddressSanitizer and UndefinedBehaviorSanitizer: no error, no leak"
+
+# The programs of docs/c.md, built and run as the page shows.
+"$root/tests/c/doc_example.sh" "$prefix" "$dbs"
 say "every check passed"
