@@ -328,7 +328,7 @@ impl<'a> Session<'a> {
         let before = a.position();
         let after = before.play(&mv)?;
         // Turned to the first player's side, with the score so far where
-        // the value counts from here on (Dots and Boxes given its score).
+        // the value counts from here on (a game given its score so far).
         let side = before.to_move().sign();
         let offset = a.final_for_first().map_or(0, |f| f - side * a.value());
         let step = Step {
