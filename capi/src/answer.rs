@@ -29,6 +29,11 @@ pub const BOARDSOLVE_MAX_MOVES: usize = 64;
 /// `BOARDSOLVE_JSON_LINE`: the line of perfect play in the JSON too.
 pub const BOARDSOLVE_JSON_LINE: u32 = 1;
 
+thread_local! {
+    /// The buffer `boardsolve_json` writes its lines into.
+    static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// Keys handed to the probe crate at a time by `boardsolve_probe_keys`:
 /// its results (an error each, possibly) stay a few hundred kilobytes,
 /// whatever the caller's count.
@@ -201,7 +206,7 @@ pub unsafe extern "C" fn boardsolve_line(
                 }
                 text.push_str(m.name());
             }
-            hand_out_string(line, text)
+            hand_out_string(line, &text)
         })
     }
 }
@@ -233,16 +238,27 @@ pub unsafe extern "C" fn boardsolve_json(
                 ));
             }
             let input = self::text(text, "position", BOARDSOLVE_ERR_MALFORMED_POSITION)?;
-            let line = table.searching(|| -> Result<String, ProbeError> {
+            let (a, pv) = table.searching(|| -> Result<_, ProbeError> {
                 let position = table.tb.parse(input)?;
                 let a = table.tb.answer(&position)?;
                 let pv = match flags & BOARDSOLVE_JSON_LINE {
                     0 => None,
                     _ => Some(table.tb.line(&position)?),
                 };
-                Ok(json::answer(input, &a, pv.as_deref()))
+                Ok((a, pv))
             })?;
-            hand_out_string(json, line)
+            // Written into this thread's buffer, then copied out once at
+            // its length: a line grown afresh in its own string would be
+            // reallocated a few times on the way to its kilobyte or two.
+            LINE.with(|buf| {
+                let mut buf = buf.borrow_mut();
+                buf.clear();
+                match &pv {
+                    None => json::answer_into(&mut buf, input, &a),
+                    Some(pv) => buf.push_str(&json::answer(input, &a, Some(pv))),
+                }
+                hand_out_string(json, &buf)
+            })
         })
     }
 }

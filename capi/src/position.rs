@@ -48,11 +48,25 @@ impl Handle {
     }
 }
 
-/// `text` as a C string for the caller to free with
-/// `boardsolve_string_free`, into `*out` (checked not NULL before).
-pub(crate) fn hand_out_string(out: *mut *mut c_char, text: String) -> Result<(), Failure> {
-    let s = CString::new(text)
-        .map_err(|_| Failure::new(BOARDSOLVE_ERR_INTERNAL, "a NUL inside a text made"))?;
+/// `text` copied into a C string for the caller to free with
+/// `boardsolve_string_free`, into `*out` (checked not NULL before): one
+/// allocation of exactly its bytes and the NUL, which `CString::from_raw`
+/// takes back whole.
+pub(crate) fn hand_out_string(out: *mut *mut c_char, text: &str) -> Result<(), Failure> {
+    // A NUL inside would cut the string short for C, and for the free
+    // function, which measures it; none is made (positions come in as C
+    // strings, and JSON escapes control characters).
+    if text.as_bytes().contains(&0) {
+        return Err(Failure::new(
+            BOARDSOLVE_ERR_INTERNAL,
+            "a NUL inside a text made",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(text.len() + 1);
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.push(0);
+    // SAFETY: one NUL, the last byte.
+    let s = unsafe { CString::from_vec_with_nul_unchecked(bytes) };
     // SAFETY: the caller checked `out` (by writing NULL to it first).
     unsafe { out.write(s.into_raw()) };
     Ok(())
@@ -126,7 +140,7 @@ pub unsafe extern "C" fn boardsolve_position_text(
     unsafe {
         call(error, || {
             put(out, "text", std::ptr::null_mut())?;
-            hand_out_string(out, Handle::from_ptr(position)?.text())
+            hand_out_string(out, &Handle::from_ptr(position)?.text())
         })
     }
 }
