@@ -268,11 +268,25 @@ func TestSearchesStop(t *testing.T) {
 		t.Errorf("at the time limit: %v", err)
 	}
 	tb.SetTimeLimit(0)
+	// Stopped every 50 ms until the call returns: a stop before the call
+	// has begun stops nothing.
+	done := make(chan struct{})
+	stopped := make(chan struct{})
 	go func() {
-		time.Sleep(100 * time.Millisecond)
-		tb.Stop()
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+				tb.Stop()
+			}
+		}
 	}()
-	if _, err := tb.JSON("23175233", false); code(err) != boardsolve.ErrStopped {
+	_, err = tb.JSON("23175233", false)
+	close(done)
+	<-stopped
+	if code(err) != boardsolve.ErrStopped {
 		t.Errorf("stopped: %v", err)
 	}
 	in, _ := tb.Parse("44")

@@ -186,6 +186,11 @@ fn probe_key(t: &T, key: u64) -> Result<EvalC, (Code, String)> {
     }
 }
 
+fn stop(t: &T) -> Code {
+    // SAFETY: a live table, from any thread.
+    unsafe { boardsolve_stop(t.0) }
+}
+
 fn game_text(t: &T, field: i32) -> Option<String> {
     // SAFETY: a live table.
     let s = unsafe { boardsolve_game_text(t.0, field) };
@@ -621,18 +626,21 @@ fn searches_stop_when_told_and_at_their_time_limit() {
     // SAFETY: a live table.
     let code = unsafe { boardsolve_set_time_limit(t.0, 0.0) };
     assert_eq!(code, BOARDSOLVE_OK);
-    let t = std::sync::Arc::new(t);
-    let stopper = {
-        let t = std::sync::Arc::clone(&t);
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            // SAFETY: a live table, used from another thread.
-            unsafe { boardsolve_stop(t.0) }
-        })
-    };
-    let (code, _) = json_of(&t, "23175233", 0).unwrap_err();
+    // Stopped every 50 ms until the call returns: a stop before the call
+    // has begun stops nothing.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let code = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                assert_eq!(stop(&t), BOARDSOLVE_OK);
+            }
+        });
+        let code = json_of(&t, "23175233", 0).unwrap_err().0;
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        code
+    });
     assert_eq!(code, BOARDSOLVE_ERR_STOPPED);
-    assert_eq!(stopper.join().unwrap(), BOARDSOLVE_OK);
     // The table answers as before.
     assert!(probe(&t, &p).is_ok());
 }

@@ -486,10 +486,30 @@ static int errors(const char *db, const char *other_db, const char *scratch) {
 /* ------------------------------------------------------------------------
  * search */
 
-static void *stop_later(void *arg) {
-    struct timespec pause = {0, 100 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    return (void *)(size_t)boardsolve_stop(arg);
+/* What the stopping thread shares with the searching one. */
+typedef struct {
+    const boardsolve_table *table;
+    pthread_mutex_t lock;
+    int done;
+} stopper_t;
+
+/* Stops the table's searches every 50 ms until the search is done: a
+ * stop that comes before the call has begun stops nothing. */
+static void *stop_until_done(void *arg) {
+    stopper_t *s = arg;
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    size_t code = BOARDSOLVE_OK;
+    for (;;) {
+        int done;
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&s->lock);
+        done = s->done;
+        pthread_mutex_unlock(&s->lock);
+        if (done)
+            return (void *)code;
+        if (boardsolve_stop(s->table) != BOARDSOLVE_OK)
+            code = 1;
+    }
 }
 
 static int search(void) {
@@ -497,7 +517,9 @@ static int search(void) {
     boardsolve_position *p = NULL, *in_book = NULL;
     boardsolve_answer a;
     boardsolve_error e;
+    boardsolve_code code;
     pthread_t stopper;
+    stopper_t shared;
     void *stopped;
     char *json = NULL;
     expect(boardsolve_open_game("connect-four", "", &t, &e), BOARDSOLVE_OK, &e, "connect-four");
@@ -508,10 +530,18 @@ static int search(void) {
     expect(boardsolve_parse(t, "12345671", &p, &e), BOARDSOLVE_OK, &e, "12345671");
     expect(boardsolve_probe(t, p, &a, NULL, 0, &e), BOARDSOLVE_ERR_TIMED_OUT, &e, "time limit");
     expect(boardsolve_set_time_limit(t, 0), BOARDSOLVE_OK, NULL, "no limit");
-    CHECK(pthread_create(&stopper, NULL, stop_later, t) == 0, "pthread_create");
-    expect(boardsolve_json(t, "23175233", 0, &json, &e), BOARDSOLVE_ERR_STOPPED, &e, "stop");
-    CHECK(json == NULL, "no JSON");
+    shared.table = t;
+    shared.done = 0;
+    pthread_mutex_init(&shared.lock, NULL);
+    CHECK(pthread_create(&stopper, NULL, stop_until_done, &shared) == 0, "pthread_create");
+    code = boardsolve_json(t, "23175233", 0, &json, &e);
+    pthread_mutex_lock(&shared.lock);
+    shared.done = 1;
+    pthread_mutex_unlock(&shared.lock);
     pthread_join(stopper, &stopped);
+    pthread_mutex_destroy(&shared.lock);
+    expect(code, BOARDSOLVE_ERR_STOPPED, &e, "stop");
+    CHECK(json == NULL, "no JSON");
     CHECK(stopped == (void *)(size_t)BOARDSOLVE_OK, "boardsolve_stop");
     /* In the book, with its moves: answered as before. */
     expect(boardsolve_parse(t, "44", &in_book, &e), BOARDSOLVE_OK, &e, "44");
