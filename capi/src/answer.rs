@@ -59,8 +59,8 @@ pub struct AnswerC {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveC {
-    /// The name, NUL-terminated.
-    pub name: [c_char; BOARDSOLVE_MOVE_NAME_SIZE],
+    /// The name, NUL-terminated (C's `char`s, bytes here).
+    pub name: [u8; BOARDSOLVE_MOVE_NAME_SIZE],
     /// The move's number, -1 for a pass.
     pub number: i32,
     /// The value for the side making it.
@@ -110,15 +110,10 @@ impl From<Eval> for EvalC {
 
 /// `name` as a C string of at most `BOARDSOLVE_MOVE_NAME_SIZE` bytes
 /// (names are at most 22).
-fn move_name(name: &str) -> [c_char; BOARDSOLVE_MOVE_NAME_SIZE] {
+fn move_name(name: &str) -> [u8; BOARDSOLVE_MOVE_NAME_SIZE] {
     let mut out = [0; BOARDSOLVE_MOVE_NAME_SIZE];
-    for (o, &b) in out
-        .iter_mut()
-        .zip(name.as_bytes())
-        .take(BOARDSOLVE_MOVE_NAME_SIZE - 1)
-    {
-        *o = b as c_char;
-    }
+    let len = name.len().min(BOARDSOLVE_MOVE_NAME_SIZE - 1);
+    out[..len].copy_from_slice(&name.as_bytes()[..len]);
     out
 }
 

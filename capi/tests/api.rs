@@ -236,8 +236,10 @@ fn answers_agree_with_the_probe_crate() {
             json::answer(&text, &expected, None)
         );
         for (m, e) in moves.iter().zip(expected.moves()) {
-            // SAFETY: a NUL-terminated name.
-            let name = unsafe { CStr::from_ptr(m.name.as_ptr()) }.to_str().unwrap();
+            let name = CStr::from_bytes_until_nul(&m.name)
+                .unwrap()
+                .to_str()
+                .unwrap();
             assert_eq!(name, e.mv.name());
             assert_eq!(
                 (m.value, m.remoteness, m.best),
@@ -262,8 +264,8 @@ fn answers_agree_with_the_probe_crate() {
         let Some(best) = moves.iter().find(|m| m.best != 0) else {
             break;
         };
-        // SAFETY: a NUL-terminated name.
-        let name = unsafe { CStr::from_ptr(best.name.as_ptr()) }
+        let name = CStr::from_bytes_until_nul(&best.name)
+            .unwrap()
             .to_str()
             .unwrap();
         let next = play(&p, name).unwrap();
