@@ -22,6 +22,12 @@ pub struct Handle {
     pub(crate) position: Position,
 }
 
+// The header promises that positions may be read from any thread.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Handle>();
+};
+
 impl Handle {
     /// The position at `p`.
     ///

@@ -58,6 +58,12 @@ pub struct Table {
     running: Mutex<Vec<Cancel>>,
 }
 
+// The header promises that one table answers from many threads at once.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Table>();
+};
+
 impl Table {
     fn new(tb: Tablebase) -> Result<Table, Failure> {
         let tb = with_search(tb)?;
