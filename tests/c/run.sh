@@ -115,7 +115,7 @@ for run in "answers $dbs/bsq4.db $dbs/bsq4.pos $dbs/bsq4.json" \
     # shellcheck disable=SC2086
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 "$work/check-asan" $run
 done
-say "Valgrind: no error and nothing lost; AddressSanitizer and UndefinedBehaviorSanitizer: no error, no leak"
+say "Valgrind: no error, nothing definitely or indirectly lost; AddressSanitizer and UndefinedBehaviorSanitizer: no error, no leak"
 
 # The programs of docs/c.md, built and run as the page shows.
 "$root/tests/c/doc_example.sh" "$prefix" "$dbs"
