@@ -11,9 +11,9 @@
 //! ([`ProbeError`], one variant a cause) and hand the input back; nothing
 //! panics on a bad position or a bad file.
 //!
-//! `query` (its commands and `query serve`), the Python package and the
-//! WebAssembly package all answer through this crate, so that what one
-//! reader knows, all know.
+//! `query` (its commands and `query serve`), the Python package, the
+//! WebAssembly package and the C library all answer through this crate,
+//! so that what one reader knows, all know.
 //!
 //! This crate brings the file reader and the games' rules, not the solvers
 //! or the progress bars: its dependencies are `memmap2`, `bytemuck`,
@@ -82,6 +82,7 @@ mod game;
 mod info;
 #[cfg(feature = "json")]
 pub mod json;
+mod key;
 #[cfg_attr(not(feature = "search"), path = "no_live.rs")]
 mod live;
 mod name;

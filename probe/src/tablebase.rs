@@ -206,7 +206,7 @@ impl Tablebase {
 
     /// What answers positions: the search (with the file as its book) when
     /// search is on, else the file.
-    fn oracle(&self) -> Result<&dyn Oracle, ProbeError> {
+    pub(crate) fn oracle(&self) -> Result<&dyn Oracle, ProbeError> {
         match self.live.oracle(self.game, &self.db) {
             Some(live) => live,
             None => self.file(),

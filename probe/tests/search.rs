@@ -102,3 +102,29 @@ fn table_sizes_are_refused_before_anything_is_allocated() {
         assert!(e.to_string().contains("more than the"), "{e}");
     }
 }
+
+#[test]
+fn keys_past_a_book_are_searched_and_without_search_not_in_the_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = c4_book(dir.path());
+    let plain = Tablebase::open(&path).unwrap();
+    let deep = plain.parse("3434").unwrap();
+    assert!(matches!(
+        plain.probe_key(deep.key()),
+        Err(ProbeError::NotInBook { .. })
+    ));
+    let tb = plain.with_search(20).unwrap();
+    let eval = tb.eval(&deep).unwrap();
+    assert_eq!(tb.probe_key(deep.key()).unwrap(), eval);
+    let start = tb.parse("start").unwrap();
+    let both = tb.probe_keys(&[deep.key(), start.key()]);
+    assert_eq!(both[0].as_ref().unwrap(), &eval);
+    assert_eq!(both[1].as_ref().unwrap(), &tb.eval(&start).unwrap());
+    // A stopped search stops the lookup by key too.
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let fresh = tb.parse("3535").unwrap();
+    assert!(cancel
+        .run(|| tb.probe_key(fresh.key()))
+        .is_err_and(|e| e.is_stopped()));
+}

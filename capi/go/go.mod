@@ -1,0 +1,3 @@
+module boardsolve
+
+go 1.19
