@@ -1,7 +1,7 @@
 //! What several of the query's tests share.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use boardsolve::db::header::{Header, HEADER_SIZE};
 use boardsolve::games::british_square::BritishSquare;
@@ -19,6 +19,21 @@ pub(crate) fn bsq4_db() -> &'static Path {
         (dir, path)
     })
     .1
+}
+
+/// A solved database of a game and variant, written once per test run.
+pub(crate) fn solved_db(game: &str, variant: &str) -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static LOCK: Mutex<()> = Mutex::new(());
+    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
+    let path = dir.join(format!("{game}-{variant}.db"));
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if !path.exists() {
+        let g = boardsolve::registry::AnyGame::new(game, variant).unwrap();
+        let sol = g.solve(&boardsolve::core::NoProgress).unwrap();
+        boardsolve::db::write_database(&path, g.game().descriptor(), &sol).unwrap();
+    }
+    path
 }
 
 /// The JSON objects of output that holds one per line.

@@ -1,26 +1,13 @@
 //! `query stats` as a user (or a script) runs it.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 
 use assert_cmd::Command;
-use boardsolve::core::NoProgress;
-use boardsolve::registry::AnyGame;
 use predicates::str::contains;
 
-/// A solved database per (game, variant), written once per test binary.
+/// A solved database per (game, variant).
 fn db(game: &str, variant: &str) -> PathBuf {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    static LOCK: Mutex<()> = Mutex::new(());
-    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
-    let path = dir.join(format!("{game}-{variant}.db"));
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    if !path.exists() {
-        let g = AnyGame::new(game, variant).unwrap();
-        let sol = g.solve(&NoProgress).unwrap();
-        boardsolve::db::write_database(&path, g.game().descriptor(), &sol).unwrap();
-    }
-    path
+    crate::common::solved_db(game, variant)
 }
 
 fn stats(db: &Path) -> Command {
