@@ -248,6 +248,28 @@ fn default_file(
     if tb.game() != game {
         return Err(wrong_game(&path, game.label(), tb.game()));
     }
+    // An opening book of this folder smaller than the one that comes with
+    // the tools (`generator`'s default depth is 1) must not hide it: a book
+    // of a game and variant holds every position up to its depth, so the
+    // one with more records is the deeper. The file still answers when
+    // given with --db.
+    if !tb.is_complete() && game.is_searched() {
+        if let Ok(shipped) = Tablebase::for_game(game) {
+            if let Some(book) = shipped.shipped().filter(|_| shipped.len() > tb.len()) {
+                eprintln!(
+                    "query: {path} is an opening book of {} position{}, smaller than the one \
+                     that comes with the tools ({} positions): answering from that one (--db \
+                     {path} answers from the file)",
+                    tb.len(),
+                    if tb.len() == 1 { "" } else { "s" },
+                    shipped.len(),
+                    path = path.display(),
+                );
+                let name = book.name.to_owned();
+                return Ok((shipped.with_cache_limit(cache_bytes), name));
+            }
+        }
+    }
     Ok((tb.with_cache_limit(cache_bytes), path.display().to_string()))
 }
 

@@ -417,3 +417,33 @@ fn the_shipped_book_answers_without_a_file_and_no_book_leaves_it_out() {
         .failure()
         .stderr(contains("needs a database"));
 }
+
+/// A smaller opening book in the folder (`generator --game connect-four`
+/// writes a 1-ply one by default) does not hide the deeper one that comes
+/// with the tools: query says which answers, and --db still takes the file.
+#[test]
+fn a_smaller_book_in_the_folder_does_not_hide_the_shipped_one() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::serve::start_only_book(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_query"))
+        .current_dir(dir.path())
+        .args(["--game", "connect-four", "--json", "start"])
+        .assert()
+        .success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("c4.db is an opening book of 1 position, smaller than the one that comes with the tools"),
+        "{err}"
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!((&j["input"], &j["value"]), (&"start".into(), &1.into()));
+    // Given by name, the file is read, and nothing is said.
+    let out = Command::new(env!("CARGO_BIN_EXE_query"))
+        .current_dir(dir.path())
+        .args(["--db", "c4.db", "info", "--json"])
+        .assert()
+        .success();
+    assert!(out.get_output().stderr.is_empty());
+    let info: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(info["records"], 1);
+}
