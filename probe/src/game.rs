@@ -157,7 +157,7 @@ impl Game {
 
     /// A value in words for `side`, the player it is for, as `query`'s
     /// text gives it after the number: `a loss: O ends 2 pieces behind`.
-    pub fn verdict(self, score: i32, outcome: Outcome, side: Player) -> String {
+    pub(crate) fn verdict(self, score: i32, outcome: Outcome, side: Player) -> String {
         self.present().verdict(score, outcome, side)
     }
 
